@@ -1,0 +1,70 @@
+/**
+ * The catalogue as the rest of svc sees it: generated facts with the
+ * hand-written overrides applied, and lookups with did-you-mean suggestions.
+ */
+import { suggest } from '../util/suggest.js';
+import { defaultColumns, extraOperations, fieldNotes } from './overrides.js';
+import { generatedCatalogue } from './resources.gen.js';
+import type { Family, Field, Operation } from './types.js';
+
+export type * from './types.js';
+
+/** A family with the overrides applied. */
+export interface ResourceFamily extends Family {
+  readonly defaultColumns: readonly string[];
+  readonly fields: readonly ResourceField[];
+}
+
+/** A field with its hand-written note, when there is one. */
+export interface ResourceField extends Field {
+  readonly note?: string;
+}
+
+const ORDER: readonly Operation[] = ['list', 'get', 'exists', 'create', 'update', 'delete'];
+
+function applyOverrides(f: Family): ResourceFamily {
+  const extra = extraOperations[f.name] ?? [];
+  const notes = fieldNotes[f.name] ?? {};
+  return {
+    ...f,
+    operations: ORDER.filter((o) => f.operations.includes(o) || extra.includes(o)),
+    defaultColumns: defaultColumns[f.name] ?? ['ID'],
+    fields: f.fields.map((field) => {
+      const note = notes[field.name];
+      return note === undefined ? field : { ...field, note };
+    }),
+  };
+}
+
+/** Every family, in the service's order. */
+export const families: readonly ResourceFamily[] = generatedCatalogue.families.map(applyOverrides);
+
+const byName = new Map(families.map((f) => [f.name, f]));
+
+/** The family with this exact name, or undefined. */
+export function findFamily(name: string): ResourceFamily | undefined {
+  return byName.get(name);
+}
+
+/** The closest family names to a misspelt one, best first. */
+export function suggestFamily(name: string): string[] {
+  return suggest(name, [...byName.keys()]);
+}
+
+/** The field with this exact name on a family, or undefined. */
+export function findField(family: ResourceFamily, name: string): ResourceField | undefined {
+  return family.fields.find((f) => f.name === name);
+}
+
+/** The closest field names of a family to a misspelt one, best first. */
+export function suggestField(family: ResourceFamily, name: string): string[] {
+  return suggest(
+    name,
+    family.fields.map((f) => f.name),
+  );
+}
+
+/** Whether a family accepts any write operation. */
+export function isWritable(family: Family): boolean {
+  return family.operations.some((o) => o === 'create' || o === 'update' || o === 'delete');
+}

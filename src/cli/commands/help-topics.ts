@@ -1,0 +1,28 @@
+import { exitCodeTable } from '../../errors.js';
+import type { TextView } from '../../output/view.js';
+
+/** Help pages beyond the commands' own help: `svc help <topic>`. */
+export const helpTopics: Readonly<Record<string, { summary: string; page: () => string }>> = {
+  'exit-codes': {
+    summary: 'the exit codes svc returns, for scripts',
+    page: () => {
+      const width = Math.max(...exitCodeTable.map((r) => r.name.length));
+      const rows = exitCodeTable.map((r) => `  ${String(r.code).padStart(3)}  ${r.name.padEnd(width)}  ${r.meaning}`);
+      return [
+        'Exit codes',
+        '',
+        'svc ends with one of these codes. Errors print one line on stderr naming',
+        'the problem and the fix; stdout then carries nothing.',
+        '',
+        ...rows,
+        '',
+      ].join('\n');
+    },
+  },
+};
+
+/** The page of a topic, or undefined. */
+export function helpTopicView(topic: string): TextView | undefined {
+  const t = helpTopics[topic];
+  return t ? { kind: 'text', text: t.page() } : undefined;
+}

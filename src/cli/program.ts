@@ -1,0 +1,94 @@
+import { Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { outputFormats, resolveFormat } from '../output/format.js';
+import { didYouMean } from '../util/suggest.js';
+import { version } from '../version.js';
+import { emit } from './context.js';
+import type { Deps } from './deps.js';
+import { addResourceCommands } from './resource-command.js';
+
+
+/** Commander's Command, tagging its usage errors with the command path for the hint. */
+class SvcCommand extends Command {
+  override createCommand(name?: string): SvcCommand {
+    return new SvcCommand(name);
+  }
+
+  override error(message: string, options?: { code?: string; exitCode?: number }): never {
+    try {
+      return super.error(message, options);
+    } catch (err) {
+      if (err instanceof Error) Object.assign(err, { commandPath: commandPath(this) });
+      throw err;
+    }
+  }
+}
+
+/** "svc accounts describe" for a subcommand. */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+function addHandWritten(program: Command, deps: Deps): void {
+  program
+    .command('resources')
+    .description("list every record family: access, verbs, permissions, parent ('svc resources <verb>' works on the family named resources)")
+    .argument('[verb]', 'a verb of the family named resources')
+    .action(async (verb: string | undefined, _opts: unknown, self: Command) => {
+      if (verb !== undefined) {
+        const verbs = self.commands.map((c) => c.name());
+        throw new UsageError(`unknown command '${verb}' for 'svc resources'${didYouMean(verb, verbs)} (run 'svc resources --help')`);
+      }
+      const { resourcesView } = await import('./commands/resources.js');
+      await emit(self, deps, () => resourcesView());
+    });
+  program
+    .command('describe')
+    .description("explain a resource or a field, like 'kubectl explain'")
+    .argument('<path>', 'a resource (accounts), a field (accounts.type) or a path (accounts.contact.city)')
+    .addHelpText('after', '\nExamples:\n  svc describe accounts\n  svc describe accounts.type\n  svc describe accounts -o json\n')
+    .action(async (path: string, _opts: unknown, self: Command) => {
+      const { describeView } = await import('./commands/describe.js');
+      await emit(self, deps, () => describeView(path));
+    });
+  program
+    .command('help')
+    .description('show help for a command, or a topic page: exit-codes')
+    .argument('[topic...]', 'a command (accounts describe) or a topic (exit-codes)')
+    .action(async (topic: string[], _opts: unknown, self: Command) => {
+      const { runHelp } = await import('./commands/help.js');
+      await runHelp(program, self, deps, topic);
+    });
+}
+
+/** Builds the whole command tree. Cheap: command bodies load when they run. */
+export function buildProgram(deps: Deps): Command {
+  const program = new SvcCommand('svc');
+  program
+    .description('work with the Business Data REST Service from the command line')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand(false)
+    .addOption(
+      new Option('-o, --output <format>', `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise)`).argParser(
+        (v: string) => resolveFormat(v, false),
+      ),
+    )
+    .option('--no-color', 'no colour, even on a terminal (NO_COLOR works too)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => deps.stdout.write(s),
+      writeErr: (s) => deps.stderr.write(s),
+      outputError: () => undefined,
+      getOutHelpWidth: () => deps.stdout.columns ?? 80,
+      getErrHelpWidth: () => deps.stderr.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    .commandsGroup('Commands:');
+  addHandWritten(program, deps);
+  addResourceCommands(program, deps);
+  return program;
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { families, type ResourceFamily } from '../catalogue/index.js';
+import { emit } from './context.js';
+import type { Deps } from './deps.js';
+
+/** One verb of a resource group: built once, added to every family that allows it. */
+export interface VerbSpec {
+  readonly name: string;
+  readonly summary: (family: ResourceFamily) => string;
+  readonly applies: (family: ResourceFamily) => boolean;
+  readonly configure: (cmd: Command, family: ResourceFamily, deps: Deps) => void;
+}
+
+/** The verbs built so far; the service verbs join this list as they are built. */
+export const verbSpecs: readonly VerbSpec[] = [
+  {
+    name: 'describe',
+    summary: (f) => `show the fields of ${f.name} and their rules (same as 'svc describe ${f.name}')`,
+    applies: () => true,
+    configure: (cmd, family, deps) => {
+      cmd.argument('[field]', 'one field, or a path through references such as contact.city').action(
+        async (field: string | undefined, _opts: unknown, self: Command) => {
+          const { describeView } = await import('./commands/describe.js');
+          await emit(self, deps, () => describeView(field ? `${family.name}.${field}` : family.name));
+        },
+      );
+    },
+  },
+];
+
+function groupSummary(f: ResourceFamily): string {
+  return f.access === 'read-write' ? f.title : `${f.title} (${f.access})`;
+}
+
+/** Adds one command group per family, with the verbs that family allows. */
+export function addResourceCommands(program: Command, deps: Deps): void {
+  for (const family of families) {
+    // A family may share its name with a hand-written command (the family
+    // `resources` and `svc resources`): its verbs then join that command.
+    const existing = program.commands.find((c) => c.name() === family.name);
+    const group = existing ?? program.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
+    for (const spec of verbSpecs) {
+      if (!spec.applies(family)) continue;
+      spec.configure(group.command(spec.name).description(spec.summary(family)), family, deps);
+    }
+  }
+}

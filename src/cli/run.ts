@@ -1,0 +1,62 @@
+import type { CommanderError } from 'commander';
+import { ExitCode, SvcError } from '../errors.js';
+import { version } from '../version.js';
+import type { Deps } from './deps.js';
+
+function isCommanderError(err: unknown): err is CommanderError {
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('commander.');
+}
+
+/** Commander's message in svc's style: one line, lower-case, with the fix. */
+export function reshapeCommanderMessage(err: CommanderError): string {
+  const path = (err as CommanderError & { commandPath?: string }).commandPath ?? 'svc';
+  const message = err.message
+    .replace(/^error: /, '')
+    .replace(/\n?\(Did you mean (?:one of )?([^)]*)\?\)/, (_m, s: string) => `; did you mean '${s.split(', ')[0]}'?`)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return `${message} (run '${path} --help')`;
+}
+
+function report(deps: Deps, message: string): void {
+  deps.stderr.write(`svc: ${message}\n`);
+}
+
+/**
+ * Runs svc with these arguments (without the program name) and returns the
+ * exit code. Never exits the process; every error becomes one stderr line.
+ */
+export async function run(argv: readonly string[], deps: Deps): Promise<number> {
+  // `svc --version` needs neither the command tree nor the catalogue.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    deps.stdout.write(`${version}\n`);
+    return ExitCode.ok;
+  }
+  const { buildProgram } = await import('./program.js');
+  const program = buildProgram(deps);
+  if (argv.length === 0) {
+    program.outputHelp();
+    return ExitCode.ok;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ExitCode.ok;
+  } catch (err) {
+    if (isCommanderError(err)) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
+      // A group run without a verb: commander has printed its help on stderr.
+      if (err.code === 'commander.help') return ExitCode.usage;
+      report(deps, reshapeCommanderMessage(err));
+      return ExitCode.usage;
+    }
+    if (err instanceof SvcError) {
+      report(deps, err.message);
+      return err.exitCode;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    report(deps, `unexpected error: ${message} (set SVC_DEBUG=1 for details)`);
+    if (deps.env.SVC_DEBUG) deps.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
+    return ExitCode.failure;
+  }
+}

@@ -1,0 +1,24 @@
+import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/suggest.js';
+
+export const outputFormats = ['table', 'json', 'ndjson', 'csv'] as const;
+export type OutputFormat = (typeof outputFormats)[number];
+
+/** The `-o` value, or the default: a table on a terminal, JSON in a pipe. */
+export function resolveFormat(requested: string | undefined, isTTY: boolean): OutputFormat {
+  if (requested === undefined) return isTTY ? 'table' : 'json';
+  const found = outputFormats.find((f) => f === requested);
+  if (!found) {
+    throw new UsageError(
+      `unknown output format '${requested}'${didYouMean(requested, outputFormats)} (choose ${outputFormats.join(', ')})`,
+    );
+  }
+  return found;
+}
+
+/** Colour only on a terminal, never with NO_COLOR or --no-color, never on a dumb terminal. */
+export function useColor(isTTY: boolean, env: Readonly<Record<string, string | undefined>>, flag: boolean): boolean {
+  if (!flag || !isTTY) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return env.TERM !== 'dumb';
+}

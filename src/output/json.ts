@@ -1,0 +1,23 @@
+import type { OutStream } from '../cli/deps.js';
+import type { Row } from './view.js';
+
+/** Streams rows as one pretty JSON array, written as the rows arrive. */
+export async function writeJsonRows(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>): Promise<void> {
+  let first = true;
+  for await (const row of rows) {
+    const body = JSON.stringify(row, null, 2).replace(/\n/g, '\n  ');
+    out.write(`${first ? '[\n' : ',\n'}  ${body}`);
+    first = false;
+  }
+  out.write(first ? '[]\n' : '\n]\n');
+}
+
+/** Writes one value as pretty JSON. */
+export function writeJsonValue(out: OutStream, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Streams rows as newline-delimited JSON: one compact object a line. */
+export async function writeNdjsonRows(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>): Promise<void> {
+  for await (const row of rows) out.write(`${JSON.stringify(row)}\n`);
+}
