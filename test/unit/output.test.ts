@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { resolveFormat, useColor } from '../../src/output/format.js';
+import { fitWidths, renderTable } from '../../src/output/table.js';
+import type { Column, Row } from '../../src/output/view.js';
+import { writeView } from '../../src/output/write.js';
+import { Capture } from '../helpers/deps.js';
+
+const ESC = '\u001b[';
+const columns: Column[] = [{ key: 'ID' }, { key: 'lastname' }, { key: 'note' }];
+const rows: Row[] = [
+  { ID: 1, lastname: 'Müller, Groß & Söhne', note: 'says "hi"\nthen leaves' },
+  { ID: 2, lastname: '東京', note: null },
+  { ID: 3, lastname: 'semi;colon', note: { nested: [1, 2] } },
+];
+
+async function render(format: 'table' | 'json' | 'ndjson' | 'csv', opts: { tty?: boolean; columns?: number; color?: boolean } = {}) {
+  const out = new Capture(opts.tty ?? false, opts.columns);
+  async function* stream() {
+    yield* rows;
+  }
+  await writeView(out, { kind: 'records', columns, rows: stream() }, { format, color: opts.color ?? false });
+  return out.text;
+}
+
+/** A small RFC 4180 reader, to prove the CSV parses back to the same values. */
+function parseCsv(text: string): string[][] {
+  const out: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\n') row.push(cell), out.push(row), (row = []), (cell = '');
+    else cell += ch;
+  }
+  return out;
+}
+
+describe('formatters', () => {
+  it('writes JSON that parses back to the rows, streamed from an async source', async () => {
+    expect(JSON.parse(await render('json'))).toEqual(rows);
+    const out = new Capture(false);
+    await writeView(out, { kind: 'records', columns, rows: [] }, { format: 'json', color: false });
+    expect(out.text).toBe('[]\n');
+  });
+
+  it('writes one compact JSON object a line for ndjson', async () => {
+    const lines = (await render('ndjson')).trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(rows);
+  });
+
+  it('quotes CSV where needed and keeps unicode, newlines and quotes intact', async () => {
+    const text = await render('csv');
+    expect(text.split('\n')[0]).toBe('ID,lastname,note');
+    expect(parseCsv(text)).toEqual([
+      ['ID', 'lastname', 'note'],
+      ['1', 'Müller, Groß & Söhne', 'says "hi"\nthen leaves'],
+      ['2', '東京', ''],
+      ['3', 'semi;colon', '{"nested":[1,2]}'],
+    ]);
+  });
+
+  it('draws a table with upper-case headers, one line per row, no colour unless asked', async () => {
+    const text = await render('table', { tty: true, columns: 120 });
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+LASTNAME\s+NOTE$/);
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('says "hi" then leaves');
+    expect(text).not.toContain(ESC);
+    expect(await render('table', { tty: true, columns: 120, color: true })).toContain(`${ESC}1m`);
+  });
+
+  it('fits the table to the terminal width, cutting the widest cells with …', async () => {
+    const text = await render('table', { tty: true, columns: 30 });
+    for (const line of text.trimEnd().split('\n')) expect([...line].length).toBeLessThanOrEqual(30);
+    expect(text).toContain('…');
+    // 10 + 21 + 5 plus two gaps of 2 is exactly 40.
+    expect(fitWidths([10, 40, 5], 40)).toEqual([10, 21, 5]);
+    expect(fitWidths([10, 40], undefined)).toEqual([10, 40]);
+  });
+
+  it('renders wide unicode and empty tables without failing', () => {
+    expect(renderTable([{ key: 'a' }], [], { color: false })).toBe('A\n');
+  });
+
+  it('picks table on a terminal and JSON in a pipe, and names the valid formats', () => {
+    expect(resolveFormat(undefined, true)).toBe('table');
+    expect(resolveFormat(undefined, false)).toBe('json');
+    expect(resolveFormat('csv', true)).toBe('csv');
+    expect(() => resolveFormat('jsno', true)).toThrow("unknown output format 'jsno'; did you mean 'json'? (choose table, json, ndjson, csv)");
+  });
+
+  it('uses colour only on a terminal, never with NO_COLOR, --no-color or TERM=dumb', () => {
+    expect(useColor(true, {}, true)).toBe(true);
+    expect(useColor(false, {}, true)).toBe(false);
+    expect(useColor(true, { NO_COLOR: '1' }, true)).toBe(false);
+    expect(useColor(true, {}, false)).toBe(false);
+    expect(useColor(true, { TERM: 'dumb' }, true)).toBe(false);
+  });
+});
