@@ -5,6 +5,10 @@ import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import { emit } from './context.js';
 import type { Deps } from './deps.js';
+import { findFamily } from '../catalogue/index.js';
+import { describeView } from './commands/describe.js';
+import { runHelp } from './commands/help.js';
+import { resourcesView } from './commands/resources.js';
 import { addResourceCommands } from './resource-command.js';
 
 
@@ -41,7 +45,6 @@ function addHandWritten(program: Command, deps: Deps): void {
         const verbs = self.commands.map((c) => c.name());
         throw new UsageError(`unknown command '${verb}' for 'svc resources'${didYouMean(verb, verbs)} (run 'svc resources --help')`);
       }
-      const { resourcesView } = await import('./commands/resources.js');
       await emit(self, deps, () => resourcesView());
     });
   program
@@ -50,21 +53,56 @@ function addHandWritten(program: Command, deps: Deps): void {
     .argument('<path>', 'a resource (accounts), a field (accounts.type) or a path (accounts.contact.city)')
     .addHelpText('after', '\nExamples:\n  svc describe accounts\n  svc describe accounts.type\n  svc describe accounts -o json\n')
     .action(async (path: string, _opts: unknown, self: Command) => {
-      const { describeView } = await import('./commands/describe.js');
       await emit(self, deps, () => describeView(path));
+    });
+  program
+    .command('completion')
+    .description('print a shell completion script: bash, zsh or fish')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', '\nExamples:\n  source <(svc completion bash)     # in ~/.bashrc\n  source <(svc completion zsh)      # in ~/.zshrc\n  svc completion fish | source      # in ~/.config/fish/config.fish\n')
+    .action(async (shell: string, _opts: unknown, self: Command) => {
+      const { completionView } = await import('./commands/completion.js');
+      await emit(self, deps, () => completionView(program, shell));
     });
   program
     .command('help')
     .description('show help for a command, or a topic page: exit-codes')
     .argument('[topic...]', 'a command (accounts describe) or a topic (exit-codes)')
     .action(async (topic: string[], _opts: unknown, self: Command) => {
-      const { runHelp } = await import('./commands/help.js');
       await runHelp(program, self, deps, topic);
     });
 }
 
-/** Builds the whole command tree. Cheap: command bodies load when they run. */
-export function buildProgram(deps: Deps): Command {
+/** Options of the root that take a value (their value is not a command word). */
+const VALUE_OPTIONS = new Set(['-o', '--output']);
+/** Commands that need every resource group: help lists them, completion walks them. */
+const NEEDS_ALL = new Set(['help', 'completion']);
+
+/**
+ * The resource groups a command line needs: just the one it names, none for a
+ * hand-written command, or all of them (help, completion, an unknown word, no word).
+ */
+export function groupsFor(argv: readonly string[], handWritten: readonly string[]): string[] | undefined {
+  if (argv.includes('-h') || argv.includes('--help')) return undefined;
+  let word: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) {
+      word = a;
+      break;
+    }
+  }
+  if (word === undefined || NEEDS_ALL.has(word)) return undefined;
+  if (findFamily(word)) return [word];
+  return handWritten.includes(word) ? [] : undefined;
+}
+
+/**
+ * Builds the command tree (the groups `argv` needs, or all when `argv` is not
+ * given). Cheap: command bodies load when they run.
+ */
+export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
   const program = new SvcCommand('svc');
   program
     .description('work with the Business Data REST Service from the command line')
@@ -89,6 +127,7 @@ export function buildProgram(deps: Deps): Command {
     })
     .commandsGroup('Commands:');
   addHandWritten(program, deps);
-  addResourceCommands(program, deps);
+  const handWritten = program.commands.map((c) => c.name());
+  addResourceCommands(program, deps, argv ? groupsFor(argv, handWritten) : undefined);
   return program;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { families, type ResourceFamily } from '../catalogue/index.js';
+import { describeView } from './commands/describe.js';
 import { emit } from './context.js';
 import type { Deps } from './deps.js';
 
@@ -20,7 +21,6 @@ export const verbSpecs: readonly VerbSpec[] = [
     configure: (cmd, family, deps) => {
       cmd.argument('[field]', 'one field, or a path through references such as contact.city').action(
         async (field: string | undefined, _opts: unknown, self: Command) => {
-          const { describeView } = await import('./commands/describe.js');
           await emit(self, deps, () => describeView(field ? `${family.name}.${field}` : family.name));
         },
       );
@@ -32,9 +32,14 @@ function groupSummary(f: ResourceFamily): string {
   return f.access === 'read-write' ? f.title : `${f.title} (${f.access})`;
 }
 
-/** Adds one command group per family, with the verbs that family allows. */
-export function addResourceCommands(program: Command, deps: Deps): void {
+/**
+ * Adds one command group per family, with the verbs that family allows; only
+ * the named families when `only` is given (the arguments name one group, so the
+ * other 63 need not be built).
+ */
+export function addResourceCommands(program: Command, deps: Deps, only?: readonly string[]): void {
   for (const family of families) {
+    if (only && !only.includes(family.name)) continue;
     // A family may share its name with a hand-written command (the family
     // `resources` and `svc resources`): its verbs then join that command.
     const existing = program.commands.find((c) => c.name() === family.name);

@@ -34,7 +34,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return ExitCode.ok;
   }
   const { buildProgram } = await import('./program.js');
-  const program = buildProgram(deps);
+  const program = buildProgram(deps, argv);
   if (argv.length === 0) {
     program.outputHelp();
     return ExitCode.ok;

@@ -1,20 +1,21 @@
 import { Chalk } from 'chalk';
-import Table from 'cli-table3';
 import { cellText } from './cells.js';
 import type { Column, Row } from './view.js';
+import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 
 export interface TableOptions {
   readonly color: boolean;
-  /** Terminal width; no limit when undefined. */
+  /** Terminal width; no limit when undefined or 0. */
   readonly width?: number | undefined;
 }
 
-const GAP = 2;
+const GAP = '  ';
 const MIN_COL = 4;
 
-/** Longest line of a cell: cells are one line in a table. */
+/** A cell is one line: line breaks and tabs become spaces, other controls are dropped. */
 function flat(text: string): string {
-  return text.replace(/\r?\n/g, ' ');
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
 }
 
 /**
@@ -24,7 +25,7 @@ function flat(text: string): string {
 export function fitWidths(natural: readonly number[], width: number | undefined): number[] {
   const widths = [...natural];
   if (width === undefined || width <= 0) return widths;
-  const total = (): number => widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, widths.length - 1);
+  const total = (): number => widths.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, widths.length - 1);
   while (total() > width) {
     let widest = 0;
     widths.forEach((w, i) => {
@@ -36,33 +37,34 @@ export function fitWidths(natural: readonly number[], width: number | undefined)
   return widths;
 }
 
-function truncate(text: string, width: number): string {
-  if ([...text].length <= width) return text;
-  return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;
-}
-
 /**
  * Renders rows as a borderless, kubectl-style table: an upper-case header
- * (bold when colour is on), columns two spaces apart, cells cut with … to fit.
+ * (bold when colour is on), columns two spaces apart, cells cut with … to fit
+ * the terminal. Linear in the number of cells (see bench/table.mjs).
  */
 export function renderTable(columns: readonly Column[], rows: readonly Row[], opts: TableOptions): string {
   const chalk = new Chalk({ level: opts.color ? 1 : 0 });
   const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
   const cells = rows.map((r) => columns.map((c) => flat(cellText(r, c))));
-  const natural = headers.map((h, i) => Math.max([...h].length, ...cells.map((row) => [...(row[i] ?? '')].length)));
-  const widths = fitWidths(natural, opts.width);
-  const table = new Table({
-    head: headers.map((h, i) => chalk.bold(truncate(h, widths[i] ?? h.length))),
-    chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: ' '.repeat(GAP),
-    },
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+  const natural = headers.map((h, i) => {
+    let w = displayWidth(h);
+    for (const row of cells) w = Math.max(w, displayWidth(row[i] ?? ''));
+    return w;
   });
-  for (const row of cells) table.push(row.map((cell, i) => truncate(cell, widths[i] ?? cell.length)));
-  return `${table.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`;
+  const widths = fitWidths(natural, opts.width);
+  const line = (values: readonly string[], style: (s: string) => string): string =>
+    values
+      .map((v, i) => {
+        const w = widths[i] ?? 0;
+        const cut = truncateToWidth(v, w);
+        // Style the words only; the last column is not padded (no trailing blanks).
+        return i === values.length - 1 ? style(cut) : style(cut) + padToWidth('', w - displayWidth(cut));
+      })
+      .join(GAP)
+      .trimEnd();
+  const out = [line(headers, (s) => chalk.bold(s))];
+  for (const row of cells) out.push(line(row, (s) => s));
+  return `${out.join('\n')}\n`;
 }
 
 /** Renders label/value pairs as aligned "Label:  value" lines. */

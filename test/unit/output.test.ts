@@ -86,6 +86,11 @@ describe('formatters', () => {
     expect(fitWidths([10, 40], undefined)).toEqual([10, 40]);
   });
 
+  it('leaves no trailing blanks when the last cells are empty', () => {
+    const text = renderTable([{ key: 'a' }, { key: 'b' }], [{ a: 'x', b: '' }, { a: 'longer', b: null }], { color: false });
+    for (const line of text.split('\n')) expect(line).toBe(line.trimEnd());
+  });
+
   it('renders wide unicode and empty tables without failing', () => {
     expect(renderTable([{ key: 'a' }], [], { color: false })).toBe('A\n');
   });
@@ -103,5 +108,20 @@ describe('formatters', () => {
     expect(useColor(true, { NO_COLOR: '1' }, true)).toBe(false);
     expect(useColor(true, {}, false)).toBe(false);
     expect(useColor(true, { TERM: 'dumb' }, true)).toBe(false);
+  });
+});
+
+describe('display width', () => {
+  it('counts wide characters as two columns and aligns them', async () => {
+    const { displayWidth, truncateToWidth } = await import('../../src/output/width.js');
+    expect(displayWidth('abc')).toBe(3);
+    expect(displayWidth('東京')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1); // e + combining acute accent: the mark takes no column
+    expect(truncateToWidth('東京都庁', 5)).toBe('東京…');
+    const text = renderTable([{ key: 'a' }, { key: 'b' }], [{ a: '東京', b: 1 }, { a: 'ab', b: 2 }], { color: false });
+    const [, r1, r2] = text.split('\n');
+    // Column b starts at display column 6 in both rows: '東京' is 4 columns wide, then the 2-space gap.
+    expect(displayWidth(r1?.slice(0, r1.indexOf('1')) ?? '')).toBe(6);
+    expect(displayWidth(r2?.slice(0, r2.indexOf('2')) ?? '')).toBe(6);
   });
 });
