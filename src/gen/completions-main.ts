@@ -1,23 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { completionHints } from '../cli/commands/completion.js';
-import type { Deps } from '../cli/deps.js';
+import { inertDeps } from '../cli/inert-deps.js';
 import { buildProgram } from '../cli/program.js';
 import { completionFiles, renderCompletion, shells } from './completions.js';
 import { projectRoot } from './spec-files.js';
-
-/** Deps for building the tree only: nothing is run, so nothing is written. */
-export function inertDeps(): Deps {
-  const sink = { write: () => true, isTTY: false };
-  return {
-    stdout: sink,
-    stderr: sink,
-    stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} },
-    env: {},
-    now: () => 0,
-    configDir: '/nonexistent',
-  };
-}
 
 /** `npm run gen` (second step): writes completions/ from the command tree. */
 function main(): void {

@@ -93,7 +93,8 @@ ${cases((n) => n.flags)}
   esac
 }
 _svc() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" path='' word i
+  # cmdpath, not path: zsh ties \$path to \$PATH.
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmdpath='' word i
   case "$prev" in
 ${valueCases}
   esac
@@ -103,12 +104,12 @@ ${valueCases}
       ${valueFlags(program).join('|')}) ((i++)); continue ;;
       -*) continue ;;
     esac
-    if [[ " $(_svc_words "$path") " == *" $word "* ]]; then path="\${path:+$path }$word"; fi
+    if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="\${cmdpath:+$cmdpath }$word"; fi
   done
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_svc_flags "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_svc_flags "$cmdpath")" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(_svc_words "$path") $(_svc_args "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_svc_words "$cmdpath") $(_svc_args "$cmdpath")" -- "$cur"))
   fi
 }
 complete -F _svc svc

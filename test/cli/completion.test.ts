@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { completionHints } from '../../src/cli/commands/completion.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionFiles, renderCompletion, shells } from '../../src/gen/completions.js';
-import { inertDeps } from '../../src/gen/completions-main.js';
+import { inertDeps } from '../../src/cli/inert-deps.js';
 import { svc } from '../helpers/deps.js';
 
 const dir = new URL('../../completions/', import.meta.url);
@@ -13,10 +13,19 @@ const dir = new URL('../../completions/', import.meta.url);
 function bashComplete(words: string[]): string[] {
   const quoted = words.map((w) => `'${w}'`).join(' ');
   const script = `source completions/svc.bash; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const r = spawnSync('bash', ['-c', script], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' });
   expect(r.stderr).toBe('');
   return r.stdout.split('\n').filter(Boolean);
 }
+
+/** Whether a shell is installed; CI installs zsh and fish (.ci/run), so there it must be. */
+function hasShell(name: string): boolean {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+  if (!found && process.env.CI) throw new Error(`${name} is missing: .ci/run must install it`);
+  return found;
+}
+
+const root = new URL('../../', import.meta.url);
 
 describe('shell completion', () => {
   it('keeps completions/ equal to a fresh render of the command tree (run `npm run gen`)', () => {
@@ -43,5 +52,33 @@ describe('shell completion', () => {
     expect(bashComplete(['svc', 'resources', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(bashComplete(['svc', '-o', 'json', 'accounts', 'd'])).toEqual(['describe']);
     expect(bashComplete(['svc', 'describe', '--ou'])).toEqual(['--output']);
+  });
+});
+
+describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not installed, outside CI)', () => {
+  function fishComplete(line: string): string[] {
+    const r = spawnSync('fish', ['-c', `source completions/svc.fish; complete -C ${JSON.stringify(line)}`], { cwd: root, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0] ?? '');
+  }
+
+  it('completes commands, verbs, formats, field paths and flags', () => {
+    expect(fishComplete('svc acc')).toEqual(['accounts']);
+    expect(fishComplete('svc accounts ')).toEqual(['describe']);
+    expect(fishComplete('svc -o ')).toEqual(['csv', 'json', 'ndjson', 'table']);
+    expect(fishComplete('svc describe accounts.ty')).toEqual(['accounts.type']);
+    expect(fishComplete('svc --no')).toEqual(['--no-color']);
+  });
+});
+
+describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not installed, outside CI)', () => {
+  it('parses in zsh and carries the bash completion through bashcompinit', () => {
+    const r = spawnSync('zsh', ['-n', 'completions/_svc'], { cwd: root, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const zsh = readFileSync(new URL('_svc', dir), 'utf8');
+    const bash = readFileSync(new URL('svc.bash', dir), 'utf8');
+    expect(zsh.startsWith('#compdef svc\n')).toBe(true);
+    expect(zsh).toContain('bashcompinit');
+    expect(zsh.endsWith(bash.split('\n').slice(2).join('\n'))).toBe(true);
   });
 });
