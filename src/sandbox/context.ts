@@ -1,0 +1,46 @@
+/**
+ * What every sandbox handler gets: the database, the instance, the clock,
+ * the parsed request and (on the data interface) the caller's session.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Db } from './db.js';
+
+/** The signed-in caller, resolved from an application-specific bearer token. */
+export interface Session {
+  readonly token: string;
+  readonly user: number;
+  readonly name: string;
+  readonly email: string;
+  readonly contact: number | null;
+  readonly nopublic: boolean;
+  readonly application: number | null;
+  readonly identifier: string;
+  readonly expdate: number | null;
+  readonly admin: boolean;
+  /** Group ID → membership is writable. */
+  readonly groups: Readonly<Record<string, boolean>>;
+  /** Permission name → writable form held. */
+  readonly permissions: Readonly<Record<string, boolean>>;
+}
+
+export interface RequestInfo {
+  readonly method: string;
+  /** Path segments after `/<instance>/<interface>/v1/`. */
+  readonly segments: readonly string[];
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** Parsed body (JSON or form); undefined when there is none. */
+  readonly body: unknown;
+}
+
+export interface SandboxContext {
+  readonly db: Db;
+  readonly instance: string;
+  /** Milliseconds since the epoch (injectable for tests). */
+  now(): number;
+}
+
+/** Seconds since the epoch from a context's clock. */
+export function nowSeconds(ctx: SandboxContext): number {
+  return Math.floor(ctx.now() / 1000);
+}

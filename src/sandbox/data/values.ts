@@ -1,0 +1,112 @@
+/**
+ * Request bodies to column values: every field checked against the catalogue
+ * (known, writable, of the right type) before the database sees it. Form
+ * bodies carry strings; they are converted by field type.
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceFamily, ResourceField } from '../../catalogue/index.js';
+import type { SandboxContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { table } from '../schema.js';
+import { insertRow } from './store.js';
+
+/** Pseudo fields a create or update may carry beside the record's fields. */
+export interface PseudoFields {
+  extdata?: Record<string, unknown>;
+  tags?: string[];
+  addTags?: string[];
+  removeTags?: string[];
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+function integer(field: ResourceField, v: unknown): number {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'boolean' && field.type === 'flag') return v ? 1 : 0;
+  if (typeof v === 'string' && INTEGER.test(v.trim())) return Number(v.trim());
+  throw badRequest(`field '${field.name}' must be an integer, not ${JSON.stringify(v)}`);
+}
+
+/** A binfile write: `{content}` (Base64) or `{uri}` (data URI) becomes a new bin file; returns its ID. */
+function storeBinfile(ctx: SandboxContext, field: ResourceField, v: unknown): number {
+  const o = (typeof v === 'string' ? (JSON.parse(v) as unknown) : v) as { content?: unknown; uri?: unknown } | null;
+  let bytes: Buffer | undefined;
+  if (o && typeof o.content === 'string') bytes = Buffer.from(o.content, 'base64');
+  else if (o && typeof o.uri === 'string') {
+    const m = /^data:[^,]*?(;base64)?,(.*)$/s.exec(o.uri);
+    if (m) bytes = m[1] ? Buffer.from(m[2] ?? '', 'base64') : Buffer.from(decodeURIComponent(m[2] ?? ''), 'utf8');
+  }
+  if (!bytes || bytes.length === 0) throw badRequest(`field '${field.name}' takes {"content": <Base64>} or {"uri": <data URI>} with at least one byte`);
+  const hash = `\\x${createHash('md5').update(bytes).digest('hex')}`;
+  const id = insertRow(ctx.db, ctx.instance, 'binfiles', { size: bytes.length, hash });
+  ctx.db.prepare(`INSERT INTO ${table(ctx.instance, '_binfiles')} (binfile, content) VALUES (?, ?)`).run(id, bytes);
+  return id;
+}
+
+/** Converts one written value to what its column stores. */
+export function toStored(ctx: SandboxContext, field: ResourceField, v: unknown): unknown {
+  if (v === null || (v === '' && field.nullable && field.type !== 'string')) return null;
+  switch (field.type) {
+    case 'int16':
+    case 'int32':
+    case 'int64':
+    case 'flag':
+      return integer(field, v);
+    case 'double':
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+      if (typeof v === 'string' && NUMBER.test(v.trim())) return Number(v.trim());
+      throw badRequest(`field '${field.name}' must be a number, not ${JSON.stringify(v)}`);
+    case 'string':
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+      throw badRequest(`field '${field.name}' must be a string`);
+    case 'binfile':
+      return storeBinfile(ctx, field, v);
+    default:
+      if (typeof v === 'string') {
+        try {
+          JSON.parse(v);
+        } catch {
+          throw badRequest(`field '${field.name}' must be JSON (an object or array, or its JSON text)`);
+        }
+        return v;
+      }
+      return JSON.stringify(v);
+  }
+}
+
+function stringList(name: string, v: unknown): string[] {
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) throw badRequest(`'${name}' must be an array of strings`);
+  return list as string[];
+}
+
+/** Splits a body into column values and pseudo fields; rejects unknown and read-only fields. */
+export function parseWrite(
+  ctx: SandboxContext,
+  family: ResourceFamily,
+  body: unknown,
+): { values: Record<string, unknown>; pseudo: PseudoFields; id?: unknown } {
+  if (body === undefined) return { values: {}, pseudo: {} };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the body must be an object of field values');
+  const values: Record<string, unknown> = {};
+  const pseudo: PseudoFields = {};
+  let id: unknown;
+  for (const [key, v] of Object.entries(body)) {
+    if (key === 'ID') id = v;
+    else if (key === 'extdata') {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest("'extdata' must be an object of extension field values");
+      pseudo.extdata = v as Record<string, unknown>;
+    } else if (key === 'tags') pseudo.tags = stringList(key, v);
+    else if (key === '+tags') pseudo.addTags = stringList(key, v);
+    else if (key === '-tags') pseudo.removeTags = stringList(key, v);
+    else {
+      const field = family.fields.find((f) => f.name === key);
+      if (!field) throw badRequest(`unknown field '${key}' on ${family.name}`);
+      if (!field.writable) throw badRequest(`field '${key}' of ${family.name} cannot be written`);
+      values[key] = toStored(ctx, field, v);
+    }
+  }
+  return id === undefined ? { values, pseudo } : { values, pseudo, id };
+}

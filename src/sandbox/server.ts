@@ -1,0 +1,178 @@
+/**
+ * The sandbox server: the whole service (data and authentication interfaces)
+ * for several isolated instances, over HTTP or HTTPS, on one embedded database.
+ *
+ *   /<instance>/api/v1/…     data interface
+ *   /<instance>/auth/v1/…    authentication interface
+ *   /<instance>/oauth2/v1/…  OAuth 2.0 interface (not emulated yet: 404 naming it)
+ *   /_sandbox/health         liveness and instances, for `svc sandbox status`
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { handleAuth } from './auth/routes.js';
+import type { RequestInfo, SandboxContext } from './context.js';
+import { handleData } from './data/routes.js';
+import { openDatabase, type Db } from './db.js';
+import { HttpError } from './errors.js';
+import { SandboxHooks } from './hooks.js';
+import { readBody } from './http/body.js';
+import { json, send, text, type Reply } from './http/respond.js';
+import { createInstance, dropInstance, listInstances } from './schema.js';
+import { seedInstance, type SeedResult } from './seed/index.js';
+
+export interface SandboxOptions {
+  /** Directory for the database and credentials; ':memory:' keeps everything in memory. */
+  readonly dataDir: string;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  readonly tls?: { readonly key: string; readonly cert: string };
+  /** Instances to create (and seed) when missing; default ['demo']. */
+  readonly instances?: readonly string[];
+  /** Accounts in a newly seeded instance. */
+  readonly seedAccounts?: number;
+  /** Clock in milliseconds (tests move it). */
+  readonly now?: () => number;
+  /** One line per request (method, path, status, ms), for --foreground. */
+  readonly log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:PORT` (or https). */
+  readonly origin: string;
+  readonly port: number;
+  readonly db: Db;
+  readonly hooks: SandboxHooks;
+  /** Clear credentials of each instance, as seeded. */
+  readonly credentials: Readonly<Record<string, SeedResult>>;
+  /** The instance URL a client is given: `<origin>/<instance>`. */
+  instanceUrl(instance?: string): string;
+  /** Wipes an instance and seeds it again; returns the new credentials. */
+  reset(instance?: string): SeedResult;
+  close(): Promise<void>;
+}
+
+const CREDENTIALS_FILE = 'credentials.json';
+
+function loadCredentials(dataDir: string): Record<string, SeedResult> {
+  const file = join(dataDir, CREDENTIALS_FILE);
+  if (dataDir === ':memory:' || !existsSync(file)) return {};
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, SeedResult>;
+}
+
+function saveCredentials(dataDir: string, creds: Record<string, SeedResult>): void {
+  if (dataDir === ':memory:') return;
+  const file = join(dataDir, CREDENTIALS_FILE);
+  writeFileSync(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+function splitPath(url: string): { segments: string[]; query: URLSearchParams } {
+  const u = new URL(url, 'http://sandbox.invalid');
+  const segments = u.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  return { segments, query: u.searchParams };
+}
+
+/** Starts a sandbox and resolves once it listens. */
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  if (opts.dataDir !== ':memory:') mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(opts.dataDir === ':memory:' ? ':memory:' : join(opts.dataDir, 'sandbox.sqlite'));
+  const now = opts.now ?? (() => Date.now());
+  const hooks = new SandboxHooks();
+  const credentials = loadCredentials(opts.dataDir);
+  const seed = (instance: string): SeedResult => {
+    createInstance(db, instance);
+    const result = seedInstance(db, instance, { accounts: opts.seedAccounts, now: Math.floor(now() / 1000) });
+    credentials[instance] = result;
+    saveCredentials(opts.dataDir, credentials);
+    return result;
+  };
+  const known = new Set(listInstances(db));
+  for (const instance of opts.instances ?? ['demo']) {
+    if (!known.has(instance)) seed(instance);
+    else createInstance(db, instance); // idempotent: adds tables a newer catalogue may have
+  }
+  const instances = new Set(listInstances(db));
+
+  async function route(req: IncomingMessage): Promise<Reply> {
+    const { segments, query } = splitPath(req.url ?? '/');
+    if (segments[0] === '_sandbox' && segments[1] === 'health') return json({ ok: true, instances: [...instances] });
+    const [instance, iface, version, ...rest] = segments;
+    if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${instance ?? ''}'`);
+    if (version !== 'v1') throw new HttpError(404, 'Not Found');
+    const ctx: SandboxContext = { db, instance, now };
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
+    const info: RequestInfo = { method: req.method ?? 'GET', segments: rest, query, headers: req.headers, body };
+    if (hooks.record) hooks.requests.push({ method: info.method, url: req.url ?? '', headers: req.headers, body });
+    if (iface === 'api') return handleData(ctx, info);
+    if (iface === 'auth') return handleAuth(ctx, info);
+    if (iface === 'oauth2') throw new HttpError(404, 'Not Found: the OAuth 2.0 interface is not emulated by this sandbox yet');
+    throw new HttpError(404, 'Not Found');
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const fault = hooks.takeFault(req.method ?? 'GET', req.url ?? '');
+    if (fault && 'drop' in fault) {
+      req.socket.destroy();
+      return;
+    }
+    if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
+    let reply: Reply;
+    try {
+      reply = fault && 'status' in fault ? text(fault.body ?? 'Injected fault', fault.status, undefined, { ...fault.headers }) : await route(req);
+    } catch (err) {
+      if (err instanceof HttpError) reply = text(err.message, err.status, undefined, { ...err.headers });
+      else reply = text(`Internal Server Error: ${(err as Error).message}`, 500);
+    }
+    const last = hooks.requests[hooks.requests.length - 1];
+    if (hooks.record && last && last.status === undefined) last.status = reply.status;
+    send(res, reply, req.method === 'HEAD');
+    opts.log?.(`${req.method} ${req.url} ${reply.status} ${Date.now() - started}ms`);
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, text(`Internal Server Error: ${(err as Error).message}`, 500), false);
+    });
+  };
+  const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, listener) : createHttpServer(listener);
+  server.keepAliveTimeout = 30_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `${opts.tls ? 'https' : 'http'}://${host}:${port}`;
+  return {
+    origin,
+    port,
+    db,
+    hooks,
+    credentials,
+    instanceUrl: (instance = 'demo') => `${origin}/${instance}`,
+    reset(instance = 'demo') {
+      dropInstance(db, instance);
+      const result = seed(instance);
+      instances.add(instance);
+      return result;
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      db.close();
+    },
+  };
+}
