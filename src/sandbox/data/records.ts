@@ -11,6 +11,7 @@ import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { empty, json, type Reply } from '../http/respond.js';
 import { checkMessage, REV, table } from '../schema.js';
 import { dropExtras, readExtdata, readTags, writeExtras } from './extras.js';
+import { canSee } from './ownership.js';
 import { checkRead, checkWrite } from './permissions.js';
 import { expandable, toRecord } from './serialize.js';
 import { parseWrite } from './values.js';
@@ -26,9 +27,10 @@ function load(ctx: SandboxContext, family: ResourceFamily, id: number): Row | un
   return ctx.db.prepare(`SELECT * FROM ${table(ctx.instance, family.name)} WHERE "ID" = ?`).get(id) as Row | undefined;
 }
 
-function mustLoad(ctx: SandboxContext, family: ResourceFamily, id: number): Row {
+/** The row, or 404 when it does not exist or the caller may not see it (existence is not leaked). */
+function mustLoad(ctx: SandboxContext, family: ResourceFamily, id: number, session?: Session): Row {
   const row = load(ctx, family, id);
-  if (!row) throw notFound(`Not Found: ${family.name} ${id} does not exist`);
+  if (!row || (session && !canSee(session, family, row))) throw notFound(`Not Found: ${family.name} ${id} does not exist`);
   return row;
 }
 
@@ -144,7 +146,7 @@ export function createRecord(ctx: SandboxContext, session: Session, family: Reso
 
 export function getRecord(ctx: SandboxContext, session: Session, family: ResourceFamily, id: number, info: RequestInfo): Reply {
   checkRead(session, family);
-  const row = mustLoad(ctx, family, id);
+  const row = mustLoad(ctx, family, id, session);
   if (notModified(info, family, row)) return empty(304, validators(family, row));
   const names = new Set(expandable(family).map((f) => f.name));
   const expand = new Set(listParam(info, 'expand'));
@@ -157,12 +159,12 @@ export function getRecord(ctx: SandboxContext, session: Session, family: Resourc
 
 export function existsRecord(ctx: SandboxContext, session: Session, family: ResourceFamily, id: number, info: RequestInfo): Reply {
   checkRead(session, family);
-  const row = mustLoad(ctx, family, id);
+  const row = mustLoad(ctx, family, id, session);
   return empty(notModified(info, family, row) ? 304 : 204, validators(family, row));
 }
 
 export function updateRecord(ctx: SandboxContext, session: Session, family: ResourceFamily, id: number, info: RequestInfo): Reply {
-  const current = mustLoad(ctx, family, id);
+  const current = mustLoad(ctx, family, id, session);
   checkWrite(session, family, family.permissions.write?.creatorOnly ? (current.creator ?? null) : undefined);
   const { values, pseudo, id: bodyId } = parseWrite(ctx, family, info.body);
   if (bodyId !== undefined && Number(bodyId) !== id) throw conflict(`Conflict: the body's ID ${String(bodyId)} does not match ${id}`);
@@ -182,7 +184,7 @@ export function updateRecord(ctx: SandboxContext, session: Session, family: Reso
 }
 
 export function deleteRecord(ctx: SandboxContext, session: Session, family: ResourceFamily, id: number, info: RequestInfo): Reply {
-  const current = mustLoad(ctx, family, id);
+  const current = mustLoad(ctx, family, id, session);
   checkWrite(session, family, family.permissions.write?.creatorOnly ? (current.creator ?? null) : undefined);
   checkPreconditions(info, family, current);
   try {

@@ -1,0 +1,55 @@
+/**
+ * Who may see a record, by the brief's ownership conventions: a record whose
+ * `owneruser` and `ownergroup` are both null is PUBLIC; otherwise it belongs
+ * to that user or to the members of that group. Admins see everything; a user
+ * marked `nopublic` does not see public records. Families without ownership
+ * fields are visible to everyone who holds the read permission.
+ */
+import type { ResourceFamily } from '../../catalogue/index.js';
+import type { Session } from '../context.js';
+import { q } from '../db.js';
+
+function ownershipFields(family: ResourceFamily): { user: boolean; group: boolean } {
+  return {
+    user: family.fields.some((f) => f.name === 'owneruser'),
+    group: family.fields.some((f) => f.name === 'ownergroup'),
+  };
+}
+
+function groupIds(session: Session): number[] {
+  return Object.keys(session.groups).map(Number);
+}
+
+/** Whether the caller may see this row. */
+export function canSee(session: Session, family: ResourceFamily, row: Readonly<Record<string, unknown>>): boolean {
+  const has = ownershipFields(family);
+  if (session.admin || (!has.user && !has.group)) return true;
+  const owner = has.user ? (row.owneruser as number | null) : null;
+  const group = has.group ? (row.ownergroup as number | null) : null;
+  if (owner === null && group === null) return !session.nopublic;
+  return owner === session.user || (group !== null && groupIds(session).includes(group));
+}
+
+/**
+ * The same rule as an SQL condition on the family's table under `alias`, or
+ * undefined when the caller sees every row. Values are parameters.
+ */
+export function visibilitySql(session: Session, family: ResourceFamily, alias: string): { sql: string; params: number[] } | undefined {
+  const has = ownershipFields(family);
+  if (session.admin || (!has.user && !has.group)) return undefined;
+  const col = (name: string): string => `${q(alias)}.${q(name)}`;
+  const isPublic = [has.user ? `${col('owneruser')} IS NULL` : '', has.group ? `${col('ownergroup')} IS NULL` : ''].filter(Boolean).join(' AND ');
+  const parts: string[] = [];
+  const params: number[] = [];
+  if (!session.nopublic) parts.push(`(${isPublic})`);
+  if (has.user) {
+    parts.push(`${col('owneruser')} = ?`);
+    params.push(session.user);
+  }
+  const groups = groupIds(session);
+  if (has.group && groups.length > 0) {
+    parts.push(`${col('ownergroup')} IN (${groups.map(() => '?').join(', ')})`);
+    params.push(...groups);
+  }
+  return { sql: parts.length ? `(${parts.join(' OR ')})` : '0', params };
+}
