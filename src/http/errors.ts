@@ -1,0 +1,72 @@
+/**
+ * Every answer with status >= 400 becomes a typed error carrying the service's
+ * text, mapped onto the exit-code table; network failures become NetworkError.
+ */
+import { ExitCode, SvcError, type ExitCodeValue } from '../errors.js';
+
+const TEXT_LIMIT = 300;
+
+function exitCodeFor(status: number): ExitCodeValue {
+  if (status === 401 || status === 403) return ExitCode.auth;
+  if (status === 404) return ExitCode.notFound;
+  if (status === 409 || status === 410 || status === 412) return ExitCode.conflict;
+  return ExitCode.failure;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > TEXT_LIMIT ? `${flat.slice(0, TEXT_LIMIT)}…` : flat;
+}
+
+/** The service answered with an error status. */
+export class HttpStatusError extends SvcError {
+  constructor(
+    readonly status: number,
+    /** The service's text, one line. */
+    readonly serviceText: string,
+    readonly method: string,
+    readonly url: string,
+  ) {
+    const hint = status === 401 ? ' (run svc login)' : '';
+    const said = serviceText ? `: ${serviceText}` : '';
+    super(`${method} ${url} failed with ${status}${said}${hint}`, exitCodeFor(status));
+  }
+}
+
+/** Builds the typed error for an error answer (the text is shortened to one line). */
+export function statusError(status: number, body: string, method: string, url: string): HttpStatusError {
+  return new HttpStatusError(status, oneLine(body), method, url);
+}
+
+/** No usable answer: connection refused or reset, TLS failure, timeout. Exit 1. */
+export class NetworkError extends SvcError {
+  constructor(message: string, readonly code?: string) {
+    super(message, ExitCode.failure);
+  }
+}
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Turns an undici / Node error into a one-line NetworkError naming the fix. */
+export function networkError(err: unknown, method: string, url: string): NetworkError {
+  const e = err as { code?: string; cause?: { code?: string; message?: string }; message?: string };
+  const code = e.cause?.code ?? e.code;
+  const where = `${method} ${url}`;
+  if (code && TLS_CODES.has(code)) {
+    return new NetworkError(`${where}: the server's certificate is not trusted (${code}); pass --ca-file <CA file> or set NODE_EXTRA_CA_CERTS (for a sandbox started with --https, use the caFile it printed)`, code);
+  }
+  if (code === 'ECONNREFUSED') return new NetworkError(`${where}: connection refused; is the service (or svc sandbox) running?`, code);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new NetworkError(`${where}: no answer in time; raise --timeout or check the network`, code);
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new NetworkError(`${where}: host not found; check the instance URL`, code);
+  const detail = e.cause?.message ?? e.message ?? String(err);
+  return new NetworkError(`${where}: ${detail}${code ? ` (${code})` : ''}`, code);
+}

@@ -1,0 +1,36 @@
+/**
+ * Keeps secrets out of logs and messages: the Authorization header, secret
+ * query parameters, and any known secret value wherever it appears.
+ */
+
+const SECRET_PARAMS = /^(token|access_token|refresh_token|password|appsecret|client_secret|code|otp)$/i;
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+export const REDACTED = '[redacted]';
+
+/** A URL with secret query parameters replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, REDACTED);
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Headers as "name: value" lines with credentials replaced (the scheme is kept). */
+export function redactHeaders(headers: Readonly<Record<string, string>>): string[] {
+  return Object.entries(headers).map(([k, v]) => {
+    if (!SECRET_HEADERS.has(k.toLowerCase())) return `${k}: ${v}`;
+    const scheme = /^(\w+)\s/.exec(v)?.[1];
+    return `${k}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
+  });
+}
+
+/** Replaces every occurrence of the given secret values in a text. */
+export function redactValues(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join(REDACTED);
+  return out;
+}
