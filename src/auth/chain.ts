@@ -1,0 +1,75 @@
+/**
+ * The credential chain: where the token comes from, first match wins.
+ *   1. --token-file FILE   (flag; the token itself never goes on the command line)
+ *   2. SVC_TOKEN           (env)
+ *   3. SVC_TOKEN_FILE      (token file: the systemd / Kubernetes secret pattern)
+ *   4. the OS keychain     (keychain)
+ *   5. a plain file, only if the profile opted in with --insecure-storage (plain file)
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { KeychainUnavailableError, accountName, type CredentialStore } from './store.js';
+
+export type CredentialSource = 'flag' | 'env' | 'token file' | 'keychain' | 'plain file';
+
+export interface ResolvedToken {
+  readonly token: string;
+  readonly source: CredentialSource;
+  /** The file, for the file sources. */
+  readonly where?: string;
+}
+
+export interface ChainInput {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** --token-file. */
+  readonly tokenFile?: string | undefined;
+  /** Account prefix of the target (profile name or URL). */
+  readonly key: string;
+  readonly keychain: CredentialStore;
+  /** The plain-file store, when the profile opted in. */
+  readonly plain?: CredentialStore | undefined;
+  readonly warn: (message: string) => void;
+}
+
+export interface ChainResult {
+  readonly token?: ResolvedToken;
+  /** Why the keychain could not be asked, when it could not. */
+  readonly keychainProblem?: string;
+}
+
+/** Reads a token file: trimmed, non-empty; warns when others may read it. */
+export function readTokenFile(file: string, warn: (message: string) => void): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read token file '${file}' (${(err as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
+  }
+  const token = text.trim();
+  if (!token) throw new UsageError(`token file '${file}' is empty`);
+  const mode = statSync(file).mode & 0o777;
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    warn(`warning: token file ${file} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${file}`);
+  }
+  return token;
+}
+
+/** Walks the chain and returns the first token found, with where it came from. */
+export async function resolveToken(input: ChainInput): Promise<ChainResult> {
+  if (input.tokenFile) return { token: { token: readTokenFile(input.tokenFile, input.warn), source: 'flag', where: input.tokenFile } };
+  const env = input.env.SVC_TOKEN?.trim();
+  if (env) return { token: { token: env, source: 'env' } };
+  const file = input.env.SVC_TOKEN_FILE;
+  if (file) return { token: { token: readTokenFile(file, input.warn), source: 'token file', where: file } };
+  let keychainProblem: string | undefined;
+  try {
+    const t = await input.keychain.get(accountName(input.key, 'token'));
+    if (t) return { token: { token: t, source: 'keychain' } };
+  } catch (err) {
+    if (!(err instanceof KeychainUnavailableError)) throw err;
+    keychainProblem = err.reason;
+  }
+  const plain = await input.plain?.get(accountName(input.key, 'token'));
+  if (plain) return { token: { token: plain, source: 'plain file' } };
+  return keychainProblem ? { keychainProblem } : {};
+}

@@ -1,0 +1,67 @@
+/**
+ * The OS keychain through @napi-rs/keyring (the maintained successor of the
+ * archived keytar): macOS Keychain, Windows Credential Manager, and on Linux
+ * the Secret Service, pinned explicitly because the library's default falls
+ * back to the memory-only kernel keyring. Every call has a timeout, so a hung
+ * D-Bus never blocks svc.
+ */
+import type { AsyncEntry } from '@napi-rs/keyring';
+import { KeychainUnavailableError, type CredentialStore } from './store.js';
+
+export const KEYCHAIN_SERVICE = 'svc';
+const DEFAULT_TIMEOUT_MS = 3000;
+
+type EntryClass = typeof AsyncEntry;
+
+async function entryClass(): Promise<EntryClass> {
+  try {
+    return (await import('@napi-rs/keyring')).AsyncEntry;
+  } catch (err) {
+    throw new KeychainUnavailableError(`the keyring module did not load (${(err as Error).message})`);
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as Error & { name?: string };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'the keychain did not answer in time';
+  return e.message?.split('\n')[0] ?? String(err);
+}
+
+/** A keychain store; calls fail with KeychainUnavailableError when the keychain cannot be used. */
+export function createKeychainStore(opts: { service?: string; timeoutMs?: number } = {}): CredentialStore {
+  const service = opts.service ?? KEYCHAIN_SERVICE;
+  const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const entry = async (account: string): Promise<AsyncEntry> => {
+    const Entry = await entryClass();
+    try {
+      return new Entry(service, account, { linux: { store: 'secret-service' } });
+    } catch (err) {
+      throw new KeychainUnavailableError(describe(err));
+    }
+  };
+  const guard = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    try {
+      return await run(AbortSignal.timeout(timeout));
+    } catch (err) {
+      throw new KeychainUnavailableError(describe(err));
+    }
+  };
+  return {
+    kind: 'keychain',
+    async get(account) {
+      const e = await entry(account);
+      return (await guard((signal) => e.getPassword(signal))) ?? undefined;
+    },
+    async set(account, secret) {
+      const e = await entry(account);
+      await guard((signal) => e.setPassword(secret, signal));
+      // A locked keyring can swallow a write and read back null: check it landed.
+      const back = await guard((signal) => e.getPassword(signal));
+      if (back !== secret) throw new KeychainUnavailableError('the keychain did not keep the secret (is it locked?)');
+    },
+    async delete(account) {
+      const e = await entry(account);
+      return guard((signal) => e.deleteCredential(signal));
+    },
+  };
+}
