@@ -17,6 +17,8 @@ await build({
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
+  // Native addons load their .node binaries at run time: keep them out of the bundle.
+  external: ['better-sqlite3', '@napi-rs/keyring'],
   // commander and cli-table3 are CommonJS: give the ESM bundle a require().
   banner: { js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);" },
   logLevel: 'warning',
