@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { issueToken } from '../../src/sandbox/auth/tokens.js';
+import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import type { SeedUser } from '../../src/sandbox/seed/identities.js';
 
@@ -10,6 +11,27 @@ export interface Answer {
   json<T = unknown>(): T;
 }
 
+/** The token object `POST /auth/v1/login` answers with. */
+export interface LoginToken {
+  readonly application: number | null;
+  readonly expdate: number | null;
+  readonly identifier: string;
+  readonly token: string;
+  readonly user: number;
+}
+
+export interface LoginOptions {
+  /** Client identifier; default `test-<name>`. */
+  readonly identifier?: string;
+  /** Seeded application whose secret is sent (default 'svc-cli'); null sends no appsecret. */
+  readonly application?: string | null;
+  /** Sent as is, in place of the seeded application's secret. */
+  readonly appsecret?: string;
+  /** One-time code; default: computed from the user's seeded secret at the sandbox clock. */
+  readonly otp?: string;
+  readonly expdate?: number;
+}
+
 export interface TestSandbox {
   readonly sandbox: Sandbox;
   /** `http://127.0.0.1:PORT/demo` */
@@ -18,6 +40,11 @@ export interface TestSandbox {
   user(name: string): SeedUser;
   /** An application-specific token for a user, issued the way login issues it. */
   token(user?: string, application?: string): string;
+  /**
+   * Logs a seeded user in over HTTP (`POST /demo/auth/v1/login`) with the
+   * seeded password and, by default, the svc-cli secret; throws unless 200.
+   */
+  login(name: string, opts?: LoginOptions): Promise<LoginToken>;
   /** One HTTP request to the sandbox; `path` is relative to the instance URL unless it starts with '/'. */
   call(method: string, path: string, opts?: { token?: string | null; json?: unknown; form?: string; headers?: Record<string, string> }): Promise<Answer>;
   close(): Promise<void>;
@@ -46,11 +73,30 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     return t;
   };
   const instanceUrl = sandbox.instanceUrl('demo');
-  return {
+  const clock = opts.now ?? (() => Date.now());
+  const loginForm = (name: string, o: LoginOptions): Record<string, string> => {
+    const u = user(name);
+    const form: Record<string, string> = { name, password: u.password, identifier: o.identifier ?? `test-${name}` };
+    const app = o.application === undefined ? 'svc-cli' : o.application;
+    const seeded = app === null ? undefined : creds.applications.find((a) => a.identifier === app);
+    if (app !== null && !seeded) throw new Error(`no seeded application ${app}`);
+    const secret = o.appsecret ?? seeded?.appsecret;
+    if (secret !== undefined) form.appsecret = secret;
+    const otp = o.otp ?? (u.otpsecret ? totp(decodeBase32(u.otpsecret), Math.floor(clock() / 1000)) : undefined);
+    if (otp !== undefined) form.otp = otp;
+    if (o.expdate !== undefined) form.expdate = String(o.expdate);
+    return form;
+  };
+  const result: TestSandbox = {
     sandbox,
     instanceUrl,
     user,
     token,
+    async login(name, o = {}) {
+      const answer = await result.call('POST', 'auth/v1/login', { token: null, form: new URLSearchParams(loginForm(name, o)).toString() });
+      if (answer.status !== 200) throw new Error(`login of ${name} failed: ${answer.status} ${answer.text}`);
+      return answer.json<LoginToken>();
+    },
     async call(method, path, o = {}) {
       const url = path.startsWith('/') ? `${sandbox.origin}${path}` : `${instanceUrl}/${path}`;
       const headers: Record<string, string> = { ...o.headers };
@@ -70,4 +116,5 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     },
     close: () => sandbox.close(),
   };
+  return result;
 }
