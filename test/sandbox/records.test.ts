@@ -219,6 +219,11 @@ describe('access', () => {
     expect((await s.call('GET', `api/v1/contacts/${contact}`, { token: s.token('staff') })).status).toBe(200);
     expect((await s.call('GET', `api/v1/contacts/${contact}`, { token: s.token('reader') })).status).toBe(404);
     expect((await s.call('PATCH', `api/v1/contacts/${contact}`, { token: s.token('secure'), json: { city: 'x' } })).status).toBe(404);
+    // Queries apply the same rule.
+    const query = { filter: { ID: record.ID } };
+    expect((await s.call('POST', 'api/v1/accounts', { token: s.token('staff'), json: query })).json()).toHaveLength(1);
+    expect((await s.call('POST', 'api/v1/accounts', { token: s.token('reader'), json: query })).json()).toEqual([]);
+    expect((await s.call('POST', 'api/v1/accounts', { token: s.token('reader'), json: { ...query, count: true } })).json()).toEqual({ count: 0 });
   });
 
   it('lets only the creator change a record of a creator-only family', async () => {

@@ -32,24 +32,18 @@ export function canSee(session: Session, family: ResourceFamily, row: Readonly<R
 
 /**
  * The same rule as an SQL condition on the family's table under `alias`, or
- * undefined when the caller sees every row. Values are parameters.
+ * undefined when the caller sees every row. Values go through `bind`, which
+ * returns the placeholder for each.
  */
-export function visibilitySql(session: Session, family: ResourceFamily, alias: string): { sql: string; params: number[] } | undefined {
+export function visibilitySql(session: Session, family: ResourceFamily, alias: string, bind: (value: number) => string): string | undefined {
   const has = ownershipFields(family);
   if (session.admin || (!has.user && !has.group)) return undefined;
   const col = (name: string): string => `${q(alias)}.${q(name)}`;
   const isPublic = [has.user ? `${col('owneruser')} IS NULL` : '', has.group ? `${col('ownergroup')} IS NULL` : ''].filter(Boolean).join(' AND ');
   const parts: string[] = [];
-  const params: number[] = [];
   if (!session.nopublic) parts.push(`(${isPublic})`);
-  if (has.user) {
-    parts.push(`${col('owneruser')} = ?`);
-    params.push(session.user);
-  }
+  if (has.user) parts.push(`${col('owneruser')} = ${bind(session.user)}`);
   const groups = groupIds(session);
-  if (has.group && groups.length > 0) {
-    parts.push(`${col('ownergroup')} IN (${groups.map(() => '?').join(', ')})`);
-    params.push(...groups);
-  }
-  return { sql: parts.length ? `(${parts.join(' OR ')})` : '0', params };
+  if (has.group && groups.length > 0) parts.push(`${col('ownergroup')} IN (${groups.map(bind).join(', ')})`);
+  return parts.length ? `(${parts.join(' OR ')})` : '0';
 }

@@ -1,0 +1,152 @@
+/**
+ * A filter tree to a parameterised SQL condition, with PostgreSQL semantics:
+ * a comparison with NULL is not true (so `!=` never matches a NULL value),
+ * `= null` is IS NULL and `!=` / `<>` null is IS NOT NULL; `~` operators are
+ * regular expressions and `~~` operators LIKE patterns, `*` forms ignoring
+ * case (Unicode-aware, through the database's svc_regexp and svc_like).
+ * Plain column expressions stay bare so indexed columns can be used.
+ */
+import type { ResourceFamily, ResourceField } from '../../../catalogue/index.js';
+import { compileRegex } from '../../db.js';
+import { badRequest } from '../../errors.js';
+import type { FilterNode, OperatorInfo } from './filter-tree.js';
+import type { PathResolver, ResolvedPath } from './paths.js';
+import { toList } from './parse-request.js';
+import type { SqlParams } from './sql-params.js';
+
+const INTEGER = /^\s*-?\d+\s*$/;
+const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const INTEGER_TYPES = new Set(['int16', 'int32', 'int64', 'flag', 'binfile']);
+const ASCII = /^[\x20-\x7e]*$/;
+
+function describe(v: unknown): string {
+  return JSON.stringify(v) ?? String(v);
+}
+
+/**
+ * A filter value converted to what the field's column stores; 400 naming the
+ * field when it cannot be. An empty string on a non-text field is null, since
+ * a form has no other way to send null.
+ */
+export function coerce(family: ResourceFamily, path: string, field: ResourceField | undefined, v: unknown): unknown {
+  if (v === null) return null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'object' || v === undefined) throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not a single value`);
+  if (!field) return v; // Extension values have no declared type: compared as given.
+  if (v === '' && field.type !== 'string') return null; // How a form spells null.
+  if (INTEGER_TYPES.has(field.type)) {
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    if (typeof v === 'string' && INTEGER.test(v)) return Number(v);
+    throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not an integer`);
+  }
+  if (field.type === 'double') {
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    if (typeof v === 'string' && NUMBER.test(v)) return Number(v);
+    throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not a number`);
+  }
+  return String(v);
+}
+
+function compareSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
+  const v = coerce(family, target.path, target.field, value);
+  if (v === null && op.symbol === '=') return `${target.sql} IS NULL`;
+  if (v === null && op.negated) return `${target.sql} IS NOT NULL`;
+  if (!target.field && typeof v === 'string' && NUMBER.test(v)) {
+    // A form sends every value as text: an extension value stored as a number compares numerically.
+    const e = target.sql;
+    return `(CASE WHEN typeof(${e}) IN ('integer', 'real') THEN ${e} ${op.sql} ${params.add(Number(v))} ELSE ${e} ${op.sql} ${params.add(v)} END)`;
+  }
+  return `${target.sql} ${op.sql} ${params.add(v)}`;
+}
+
+function setSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
+  const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? toList(value) : [value];
+  if (!list) throw badRequest(`filter on '${target.path}' of ${family.name}: operator '${op.symbol}' needs an array of values`);
+  const values = list.map((x) => coerce(family, target.path, target.field, x));
+  // One parameter for the whole list keeps the SQL text the same whatever the list's length.
+  return `${target.sql} ${op.sql} (SELECT value FROM json_each(${params.add(JSON.stringify(values))}))`;
+}
+
+function patternSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
+  if (target.field && target.field.type !== 'string') {
+    throw badRequest(`filter on '${target.path}' of ${family.name}: operator '${op.symbol}' applies to text fields, and this one is ${target.field.type}`);
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw badRequest(`filter on '${target.path}' of ${family.name}: operator '${op.symbol}' needs a pattern string, not ${describe(value)}`);
+  }
+  const pattern = String(value);
+  if (op.kind === 'regex' && compileRegex(pattern, op.ignoreCase) === null) {
+    throw badRequest(`filter on '${target.path}' of ${family.name}: invalid regular expression '${pattern}'`);
+  }
+  if (op.kind === 'like' && op.ignoreCase && ASCII.test(pattern) && !pattern.includes('\\')) {
+    const test = likeInsensitiveSql(target.sql, params.add(pattern), true);
+    return op.negated ? `NOT ${test}` : test;
+  }
+  const fn = op.kind === 'regex' ? 'svc_regexp' : 'svc_like';
+  return `${fn}(${target.sql}, ${params.add(pattern)}, ${op.ignoreCase ? 1 : 0}) = ${op.negated ? 0 : 1}`;
+}
+
+function conditionSql(family: ResourceFamily, resolver: PathResolver, node: Extract<FilterNode, { kind: 'condition' }>, params: SqlParams): string {
+  const target = resolver.resolve(node.path, 'filter');
+  switch (node.op.kind) {
+    case 'compare':
+      return compareSql(family, target, node.op, node.value, params);
+    case 'set':
+      return setSql(family, target, node.op, node.value, params);
+    default:
+      return patternSql(family, target, node.op, node.value, params);
+  }
+}
+
+/** Compiles a filter tree to an SQL condition, resolving its paths (and joins) through `resolver`. */
+export function compileFilter(family: ResourceFamily, resolver: PathResolver, node: FilterNode, params: SqlParams): string {
+  if (node.kind === 'condition') return conditionSql(family, resolver, node, params);
+  const parts = node.children.map((c) => compileFilter(family, resolver, c, params));
+  if (parts.length === 0) return '1';
+  const joined = parts.join(node.join === 'OR' ? ' OR ' : ' AND ');
+  return node.join === 'NOT' ? `NOT (${joined})` : `(${joined})`;
+}
+
+/**
+ * The fields `query` searches: the family's stored string fields under the
+ * single-line text rule (names, numbers, e-mail addresses, cities and the
+ * like), leaving out multi-line texts such as descriptions and addresses and
+ * unconstrained codes such as currency or country.
+ */
+export function searchableFields(family: ResourceFamily): ResourceField[] {
+  return family.fields.filter((f) => f.type === 'string' && f.text === 'single-line' && f.filterable);
+}
+
+/**
+ * A case-insensitive LIKE test. SQLite's own LIKE folds ASCII letters only, so
+ * for an ASCII pattern it decides every ASCII text exactly and fast; texts
+ * holding other characters (where Unicode folding may matter) also get the
+ * Unicode-aware svc_like. Non-ASCII patterns always use svc_like. NULL stays NULL.
+ */
+function likeInsensitiveSql(expr: string, pattern: string, asciiTerm: boolean): string {
+  const unicode = `svc_like(${expr}, ${pattern}, 1) = 1`;
+  if (!asciiTerm) return unicode;
+  return `(${expr} LIKE ${pattern} ESCAPE '\\' OR (${expr} GLOB '*[^ -~]*' AND ${unicode}))`;
+}
+
+function likeLiteral(term: string): string {
+  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
+ * The condition for search terms: every term must occur (case-insensitive,
+ * Unicode-aware substring) in at least one searchable field. A family without
+ * searchable fields matches nothing.
+ */
+export function compileSearch(family: ResourceFamily, resolver: PathResolver, terms: readonly string[], params: SqlParams): string | undefined {
+  if (terms.length === 0) return undefined;
+  const fields = searchableFields(family);
+  if (fields.length === 0) return '0';
+  return terms
+    .map((term) => {
+      const p = params.add(likeLiteral(term));
+      const ascii = ASCII.test(term);
+      return `(${fields.map((f) => likeInsensitiveSql(resolver.resolve(f.name, 'filter').sql, p, ascii)).join(' OR ')})`;
+    })
+    .join(' AND ');
+}
