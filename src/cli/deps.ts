@@ -26,4 +26,23 @@ export interface Deps {
   now(): number;
   /** Where svc keeps its configuration (profiles; never secrets). */
   readonly configDir: string;
+  /** Signals and child processes (`svc sandbox` needs them); absent in most tests. */
+  readonly processes?: ProcessControl;
+}
+
+/** Signals and child processes, for `svc sandbox`; main.ts provides them from `process`. */
+export interface ProcessControl {
+  /** This process's id. */
+  readonly pid: number;
+  /** The Node.js executable running svc (`process.execPath`). */
+  readonly execPath: string;
+  /** Calls `fn` once when this process receives the signal. */
+  onceSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): void;
+  /** Sends a signal (0 only probes); false when no such process exists. */
+  kill(pid: number, signal: 'SIGTERM' | 'SIGKILL' | 0): boolean;
+  /**
+   * Starts `command args…` detached from this process, stdin closed, stdout and
+   * stderr appended to `logFile`; resolves to its pid.
+   */
+  spawnDetached(command: string, args: readonly string[], opts: { readonly logFile: string; readonly env: Readonly<Record<string, string | undefined>> }): Promise<number>;
 }

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Deps } from './deps.js';
+import type { Deps, ProcessControl } from './deps.js';
 import { run } from './run.js';
 
 /** The config directory: SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else ~/.config/svc. */
@@ -18,6 +19,49 @@ export function processDeps(): Deps {
     env: process.env,
     now: () => Date.now(),
     configDir: configDirFrom(process.env),
+    processes: processControl(),
+  };
+}
+
+/** A process that has exited but was not reaped yet (Linux; elsewhere false). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** Signals and child processes from `process`; node:child_process loads only when used. */
+export function processControl(): ProcessControl {
+  return {
+    pid: process.pid,
+    execPath: process.execPath,
+    onceSignal: (signal, fn) => void process.once(signal, fn),
+    kill(pid, signal) {
+      try {
+        process.kill(pid, signal);
+        return signal !== 0 || !isZombie(pid);
+      } catch (err) {
+        // EPERM: the process exists but belongs to someone else.
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    },
+    async spawnDetached(command, args, opts) {
+      const { spawn } = await import('node:child_process');
+      const { closeSync, openSync } = await import('node:fs');
+      const fd = openSync(opts.logFile, 'a', 0o600);
+      try {
+        const child = spawn(command, [...args], { detached: true, stdio: ['ignore', fd, fd], env: { ...opts.env } });
+        child.on('error', () => undefined); // reported below as a missing pid
+        child.unref();
+        if (child.pid === undefined) throw new Error(`could not start ${command}`);
+        return child.pid;
+      } finally {
+        closeSync(fd);
+      }
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { findFamily } from '../catalogue/index.js';
 import { describeView } from './commands/describe.js';
 import { runHelp } from './commands/help.js';
 import { resourcesView } from './commands/resources.js';
+import { addSandboxCommands } from './commands/sandbox/register.js';
 import { addResourceCommands } from './resource-command.js';
 
 
@@ -71,6 +72,7 @@ function addHandWritten(program: Command, deps: Deps): void {
     .action(async (topic: string[], _opts: unknown, self: Command) => {
       await runHelp(program, self, deps, topic);
     });
+  addSandboxCommands(program, deps);
 }
 
 /** Options of the root that take a value (their value is not a command word). */

@@ -1,0 +1,63 @@
+/**
+ * `svc sandbox start`: runs `svc sandbox start --foreground` as a detached
+ * child, its output in `<data dir>/sandbox.log`, and waits until it answers.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SvcError } from '../../../errors.js';
+import type { SandboxIo } from './io.js';
+import { START_TIMEOUT_MS, type StartOptions } from './options.js';
+import { reportRunning, showCredentials, waitForHealthy } from './report.js';
+import { ensureDataDir, probeSandbox, removeState, sandboxFiles, writePrivateFile, type SandboxState } from './state.js';
+
+/** bin/svc.js of this installation, found upwards from this module (dist/, dist/chunks/ or src/). */
+export function findBin(from: string = fileURLToPath(import.meta.url)): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    const bin = join(dir, 'bin', 'svc.js');
+    if (existsSync(bin)) return bin;
+    if (dirname(dir) === dir) throw new SvcError(`cannot find bin/svc.js above ${from}; reinstall svc`);
+  }
+}
+
+/** The child's command line: the same options, in the foreground. */
+export function foregroundArgs(opts: StartOptions): string[] {
+  const args = ['sandbox', 'start', '--foreground', '--data-dir', opts.dataDir, '--port', String(opts.port)];
+  if (opts.https) args.push('--https');
+  if (opts.seedAccounts !== undefined) args.push('--seed-accounts', String(opts.seedAccounts));
+  return args;
+}
+
+/** The child's last error line from the log ("svc: …" without the prefix), if it wrote one. */
+function lastError(logFile: string): string | undefined {
+  const lines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n') : [];
+  const line = lines.reverse().find((l) => l.startsWith('svc: '));
+  return line?.slice('svc: '.length);
+}
+
+/** Spawns the sandbox and resolves to its state once it answers; throws the child's own error if it exits. */
+export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<SandboxState> {
+  const { log } = sandboxFiles(opts.dataDir);
+  ensureDataDir(opts.dataDir);
+  writePrivateFile(log, '');
+  const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
+  const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
+  const state = await waitForHealthy(opts.dataDir, pid, io);
+  if (state) return state;
+  if (!io.proc.kill(pid, 0)) {
+    removeState(opts.dataDir, pid);
+    throw new SvcError(lastError(log) ?? `the sandbox exited while starting; see ${log}`);
+  }
+  io.proc.kill(pid, 'SIGTERM');
+  removeState(opts.dataDir, pid);
+  throw new SvcError(`the sandbox did not answer within ${START_TIMEOUT_MS / 1000} s; see ${log}`);
+}
+
+/** Starts a sandbox in the background, or reports the one already running from the data dir. */
+export async function startInBackground(opts: StartOptions, io: SandboxIo): Promise<void> {
+  const probe = await probeSandbox(opts.dataDir, io.proc);
+  if (probe.alive && probe.state) return reportRunning(opts.dataDir, { ...probe, state: probe.state }, io);
+  const state = await spawnSandbox(opts, io);
+  io.note(`sandbox started at ${state.instanceUrl} (pid ${state.pid}, log in ${sandboxFiles(opts.dataDir).log})`);
+  await showCredentials(opts.dataDir, state, io);
+}

@@ -1,0 +1,36 @@
+/**
+ * Options of `svc sandbox …`: which port it listens on, how large a new tenant
+ * is. Pure, and cheap to load: the command tree imports this module.
+ */
+import { UsageError } from '../../../errors.js';
+
+/** The port `svc sandbox start` listens on unless told otherwise. */
+export const DEFAULT_PORT = 8642;
+
+/** Start-up waits this long for the sandbox to answer its health check. */
+export const START_TIMEOUT_MS = 20_000;
+
+/** What `start` (and `reset`, when it restarts) needs to know. */
+export interface StartOptions {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly https: boolean;
+  /** Accounts in a newly seeded tenant; undefined: the sandbox's default. */
+  readonly seedAccounts?: number | undefined;
+}
+
+function parseInteger(value: string, what: string, min: number, max: number, fix: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`invalid ${what} '${value}'; ${fix}`);
+  return n;
+}
+
+/** `--port N`: 0 (a free port) to 65535. */
+export function parsePort(value: string): number {
+  return parseInteger(value, 'port', 0, 65_535, 'give a number from 1 to 65535, or 0 for a free port');
+}
+
+/** `--seed-accounts N`: how many accounts a newly seeded tenant gets. */
+export function parseSeedAccounts(value: string): number {
+  return parseInteger(value, 'number of accounts', 1, 1_000_000, 'give a whole number from 1 to 1000000');
+}
