@@ -40,19 +40,8 @@ export function columnType(field: ResourceField): 'INTEGER' | 'REAL' | 'TEXT' {
   }
 }
 
-/** Blank characters the text rules forbid at either end: space, tab, vertical tab (and CR, LF for trimmed). */
-const BLANKS = "' ', char(9), char(11)";
-const BLANKS_AND_BREAKS = "' ', char(9), char(11), char(10), char(13)";
-
-/**
- * A text rule in plain SQL (no JavaScript call per row, which halves bulk
- * inserts): no blank at either end, and for single-line text no line break.
- */
-function textRuleSql(c: string, rule: 'single-line' | 'trimmed'): string {
-  const ends = rule === 'single-line' ? BLANKS : BLANKS_AND_BREAKS;
-  const edges = `substr(${c}, 1, 1) NOT IN (${ends}) AND substr(${c}, -1, 1) NOT IN (${ends})`;
-  return rule === 'single-line' ? `${edges} AND instr(${c}, char(10)) = 0 AND instr(${c}, char(13)) = 0` : edges;
-}
+const SINGLE_LINE = '^[ \\t\\v]|[ \\t\\v]$|[\\r\\n]';
+const TRIMMED = '^[ \\t\\v\\r\\n]|[ \\t\\v\\r\\n]$';
 
 const messages = new Map<string, string>();
 
@@ -91,8 +80,9 @@ function fieldChecks(family: string, f: ResourceField): string[] {
     out.push(check(family, `${f.name}.pattern`, `svc_regexp(${c}, ${sqlLiteral(f.pattern)}, 0) = 1`, `${f.name} must match ${f.pattern}`));
   }
   if (f.text) {
+    const rx = f.text === 'single-line' ? SINGLE_LINE : TRIMMED;
     const what = f.text === 'single-line' ? 'one line without leading or trailing blanks' : 'without leading or trailing blanks';
-    out.push(check(family, `${f.name}.text`, textRuleSql(c, f.text), `${f.name} must be ${what}`));
+    out.push(check(family, `${f.name}.text`, `svc_regexp(${c}, ${sqlLiteral(rx)}, 0) = 0`, `${f.name} must be ${what}`));
   }
   if (f.jsonKind) {
     const kinds = f.jsonKind.map(sqlLiteral).join(', ');
