@@ -9,7 +9,19 @@ complete -c svc -n '__fish_seen_subcommand_from describe' -a 'accounts actionste
 complete -c svc -n '__fish_use_subcommand' -a 'completion' -d 'print a shell completion script: bash, zsh or fish'
 complete -c svc -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c svc -n '__fish_use_subcommand' -a 'help' -d 'show help for a command, or a topic page: exit-codes'
-complete -c svc -n '__fish_seen_subcommand_from help' -a 'exit-codes resources describe completion help sandbox accounts actionsteps addresses applicationassets applications appointments associations binfiles campaigns categories channels comments components contacts contacts2contacts contracts couponcodes coupons customfields davservers devices documents dunning dunning2transactions entities2channels events feedservers files follows forks groups groups2users invitations items ledgers likes links mailinglists mailingrecipients mailservers messagereads messages notes objects opportunities participants payments permissions pricelists pricelists2accounts prices projects records relateditems services stocktransactions storages suppliers tasks tickets transactions users weblets'
+complete -c svc -n '__fish_seen_subcommand_from help' -a 'exit-codes resources describe completion help login logout whoami auth profile sandbox accounts actionsteps addresses applicationassets applications appointments associations binfiles campaigns categories channels comments components contacts contacts2contacts contracts couponcodes coupons customfields davservers devices documents dunning dunning2transactions entities2channels events feedservers files follows forks groups groups2users invitations items ledgers likes links mailinglists mailingrecipients mailservers messagereads messages notes objects opportunities participants payments permissions pricelists pricelists2accounts prices projects records relateditems services stocktransactions storages suppliers tasks tickets transactions users weblets'
+complete -c svc -n '__fish_use_subcommand' -a 'login' -d 'sign in and keep an application-specific token for the profile'
+complete -c svc -n '__fish_use_subcommand' -a 'logout' -d 'invalidate the token at the service and forget it here'
+complete -c svc -n '__fish_use_subcommand' -a 'whoami' -d 'show the signed-in user: name, e-mail, admin, groups and permissions'
+complete -c svc -n '__fish_use_subcommand' -a 'auth' -d 'look at the credentials svc uses: status, token'
+complete -c svc -n '__fish_seen_subcommand_from auth' -a 'status' -d 'say which instance and credential svc uses and whether the token is valid'
+complete -c svc -n '__fish_seen_subcommand_from auth' -a 'token' -d 'print the token svc would use'
+complete -c svc -n '__fish_use_subcommand' -a 'profile' -d 'manage profiles, named instance URLs: add, list, use, show, remove'
+complete -c svc -n '__fish_seen_subcommand_from profile' -a 'add' -d 'add a profile, or update one, with the instance URL of --url'
+complete -c svc -n '__fish_seen_subcommand_from profile' -a 'list' -d 'list the profiles'
+complete -c svc -n '__fish_seen_subcommand_from profile' -a 'use' -d 'make a profile the current one'
+complete -c svc -n '__fish_seen_subcommand_from profile' -a 'show' -d 'show a profile: URL, login identifier, CA file, config file, whether a token is stored'
+complete -c svc -n '__fish_seen_subcommand_from profile' -a 'remove' -d 'remove a profile with its stored token and application secret'
 complete -c svc -n '__fish_use_subcommand' -a 'sandbox' -d 'run the local sandbox of the service: start, status, stop, reset'
 complete -c svc -n '__fish_seen_subcommand_from sandbox' -a 'start' -d 'start the sandbox in the background and print its URL and credentials'
 complete -c svc -n '__fish_seen_subcommand_from sandbox' -a 'status' -d 'say whether a sandbox runs from the data dir, with its URL and pid'
@@ -207,4 +219,11 @@ complete -c svc -n '__fish_seen_subcommand_from describe' -a 'ID creator creatio
 complete -c svc -s o -l output -x -a 'table json ndjson csv'
 complete -c svc -l version
 complete -c svc -l no-color
+complete -c svc -l profile
+complete -c svc -l url
+complete -c svc -l token-file
+complete -c svc -l timeout
+complete -c svc -l retries
+complete -c svc -l ca-file
+complete -c svc -l verbose
 complete -c svc -l help

@@ -11,9 +11,11 @@ export interface OutStream {
   readonly columns?: number | undefined;
 }
 
-/** Standard input; read only when a command is told to (`--data-file -`). */
+/** Standard input; read only when a command is told to (`--data-file -`, `--password-stdin`) or asks on a terminal. */
 export interface InStream extends AsyncIterable<string | Buffer> {
   readonly isTTY: boolean;
+  /** On a terminal: stop echoing typed characters (for passwords). */
+  setRawMode?(mode: boolean): unknown;
 }
 
 export interface Deps {
@@ -28,6 +30,11 @@ export interface Deps {
   readonly configDir: string;
   /** Signals and child processes (`svc sandbox` needs them); absent in most tests. */
   readonly processes?: ProcessControl;
+  /**
+   * The OS keychain. Absent: the real one (service "svc"). Tests give a real
+   * keychain under a service name of their own, so they never touch the user's.
+   */
+  readonly keychain?: () => import('../auth/store.js').CredentialStore;
 }
 
 /** Signals and child processes, for `svc sandbox`; main.ts provides them from `process`. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Deps, ProcessControl } from './deps.js';
+import type { Deps, InStream, ProcessControl } from './deps.js';
 import { run } from './run.js';
 
 /** The config directory: SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else ~/.config/svc. */
@@ -15,11 +15,55 @@ export function processDeps(): Deps {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    stdin: stdinStream(),
     env: process.env,
     now: () => Date.now(),
     configDir: configDirFrom(process.env),
     processes: processControl(),
+  };
+}
+
+/**
+ * Chunks of a stream that survives readers stopping early: leaving a
+ * `for await` over process.stdin would destroy it, and the next prompt could
+ * not read. Here a reader that stops only pauses the stream.
+ */
+async function* chunksOf(s: NodeJS.ReadStream): AsyncGenerator<Buffer | string> {
+  const queue: (Buffer | string)[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const onData = (c: Buffer | string): void => {
+    queue.push(c);
+    wake?.();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    wake?.();
+  };
+  s.on('data', onData);
+  s.on('end', onEnd);
+  s.resume();
+  try {
+    for (;;) {
+      const next = queue.shift();
+      if (next !== undefined) yield next;
+      else if (ended || s.readableEnded) return;
+      else await new Promise<void>((r) => (wake = r));
+    }
+  } finally {
+    s.off('data', onData);
+    s.off('end', onEnd);
+    s.pause();
+  }
+}
+
+/** Standard input as svc reads it: chunks, TTY flag, raw mode for hidden prompts. */
+function stdinStream(): InStream {
+  const s = process.stdin;
+  return {
+    isTTY: s.isTTY === true,
+    setRawMode: s.isTTY ? (mode: boolean) => s.setRawMode(mode) : undefined,
+    [Symbol.asyncIterator]: () => chunksOf(s),
   };
 }
 

@@ -9,6 +9,9 @@ import { findFamily } from '../catalogue/index.js';
 import { describeView } from './commands/describe.js';
 import { runHelp } from './commands/help.js';
 import { resourcesView } from './commands/resources.js';
+import { addAuthCommands } from './commands/auth.js';
+import { addLoginCommands } from './commands/login.js';
+import { addProfileCommands } from './commands/profile.js';
 import { addSandboxCommands } from './commands/sandbox/register.js';
 import { addResourceCommands } from './resource-command.js';
 
@@ -72,11 +75,14 @@ function addHandWritten(program: Command, deps: Deps): void {
     .action(async (topic: string[], _opts: unknown, self: Command) => {
       await runHelp(program, self, deps, topic);
     });
+  addLoginCommands(program, deps);
+  addAuthCommands(program, deps);
+  addProfileCommands(program, deps);
   addSandboxCommands(program, deps);
 }
 
 /** Options of the root that take a value (their value is not a command word). */
-const VALUE_OPTIONS = new Set(['-o', '--output']);
+const VALUE_OPTIONS = new Set(['-o', '--output', '--profile', '--url', '--token-file', '--timeout', '--retries', '--ca-file']);
 /** Commands that need every resource group: help lists them, completion walks them. */
 const NEEDS_ALL = new Set(['help', 'completion']);
 
@@ -117,6 +123,13 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
       ),
     )
     .option('--no-color', 'no colour, even on a terminal (NO_COLOR works too)')
+    .option('--profile <name>', 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)')
+    .option('--url <instance-url>', 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)')
+    .option('--token-file <file>', 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)')
+    .option('--timeout <duration>', 'longest wait for one answer, e.g. 30s (default 30s)')
+    .option('--retries <n>', 'tries after a failed idempotent request (default 3)')
+    .option('--ca-file <file>', 'also trust the CA certificates in this PEM file (see also $NODE_EXTRA_CA_CERTS)')
+    .option('-v, --verbose', 'log each HTTP request to stderr, secrets redacted (or SVC_DEBUG=http)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => deps.stdout.write(s),

@@ -20,6 +20,8 @@ export interface Profile {
   readonly caFile?: string;
   /** The user name of the last login, shown by `svc auth status`. */
   readonly user?: string;
+  /** Expiry (Unix seconds) of the token the last login stored, when it has one. */
+  readonly tokenExpires?: number | undefined;
 }
 
 interface ConfigShape {

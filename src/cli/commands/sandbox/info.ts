@@ -58,8 +58,12 @@ function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** How to use the credentials until profiles exist: environment variables to export (stderr, table output only). */
-export function usageHint(info: SandboxInfo): string {
+/**
+ * How to point svc at the sandbox (stderr, after the credentials): through
+ * its profile when it registered one, else with environment variables.
+ */
+export function usageHint(info: SandboxInfo, profileHint: string | undefined): string {
+  if (profileHint) return `\n${profileHint}\n`;
   const vars: [string, string | undefined][] = [
     ['SVC_URL', info.instanceUrl],
     ['NODE_EXTRA_CA_CERTS', info.caFile],

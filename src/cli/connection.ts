@@ -1,0 +1,131 @@
+/**
+ * Which instance a command talks to, with which token, through which client.
+ * The instance: --url / SVC_URL, else --profile / SVC_PROFILE, else the
+ * profile chosen with `svc profile use`. The token: the credential chain.
+ * The client: src/http with the global --timeout, --retries, --ca-file,
+ * --verbose. Heavy modules (undici, conf, the keyring) load only here.
+ */
+import type { Command } from 'commander';
+import type { ChainResult, ResolvedToken } from '../auth/chain.js';
+import type { CredentialStore } from '../auth/store.js';
+import type { Profile, ProfileStore } from '../config/profiles.js';
+import { AuthError, UsageError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import { parseDuration } from '../util/duration.js';
+import { didYouMean } from '../util/suggest.js';
+import { version } from '../version.js';
+import type { Deps } from './deps.js';
+
+/** The global options that choose and reach an instance. */
+export interface ConnectionOptions {
+  profile?: string;
+  url?: string;
+  tokenFile?: string;
+  timeout?: string;
+  retries?: string;
+  caFile?: string;
+  verbose?: boolean;
+}
+
+export interface Target {
+  /** The profile, unless the instance came from --url / SVC_URL alone. */
+  readonly profile?: Profile;
+  readonly instanceUrl: string;
+  /** Account prefix for this target's secrets in the credential store. */
+  readonly key: string;
+  /** A name for messages: the profile name, or the URL. */
+  readonly label: string;
+}
+
+export interface Connection {
+  readonly target: Target;
+  readonly profiles: ProfileStore;
+  readonly token?: ResolvedToken;
+  readonly keychainProblem?: string;
+  readonly client: HttpClient;
+  /** Secrets a message must never show (the token). */
+  readonly secrets: readonly string[];
+}
+
+/** Finds the instance from flags, environment and the current profile. */
+export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: ProfileStore): Target {
+  const url = opts.url ?? deps.env.SVC_URL;
+  const name = opts.profile ?? (url ? undefined : (deps.env.SVC_PROFILE ?? profiles.current()));
+  if (name !== undefined) {
+    const profile = profiles.get(name);
+    if (!profile) {
+      const known = profiles.list().map((p) => p.name);
+      throw new UsageError(`no profile '${name}'${didYouMean(name, known)} (see 'svc profile list', or add it with 'svc profile add ${name} --url URL')`);
+    }
+    const instanceUrl = url ?? profile.url;
+    return { profile, instanceUrl, key: `profile:${profile.name}`, label: profile.name };
+  }
+  if (url) return { instanceUrl: url.replace(/\/+$/, ''), key: `url:${url.replace(/\/+$/, '')}`, label: url };
+  throw new UsageError("no instance chosen: add one with 'svc profile add NAME --url URL' (or run 'svc sandbox start'), or pass --url or set SVC_URL");
+}
+
+/** The keychain of these deps (a test's own service, or the real one). */
+export async function keychainOf(deps: Deps): Promise<CredentialStore> {
+  if (deps.keychain) return deps.keychain();
+  return (await import('../auth/keychain.js')).createKeychainStore();
+}
+
+/** The plain-file store, when the profile opted in to it. */
+export async function plainStoreOf(deps: Deps, target: Target): Promise<CredentialStore | undefined> {
+  if (!target.profile?.insecureStorage) return undefined;
+  const { createPlainFileStore } = await import('../auth/plain-file.js');
+  return createPlainFileStore(deps.configDir, (m) => deps.stderr.write(`svc: ${m}\n`));
+}
+
+/** The HTTP client options from the global flags, for a target and (maybe) a token. */
+export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
+  const timeoutMs = opts.timeout ? parseDuration(opts.timeout, 'timeout') : 30_000;
+  const retries = opts.retries === undefined ? 3 : Number(opts.retries);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
+  const verbose = opts.verbose === true || (deps.env.SVC_DEBUG ?? '').split(',').includes('http');
+  return {
+    instanceUrl: target.instanceUrl,
+    token,
+    userAgent: `svc/${version}`,
+    timeoutMs,
+    deadlineMs: timeoutMs * (retries + 1) + 10_000,
+    retry: { retries },
+    caFile: opts.caFile ?? target.profile?.caFile,
+    env: verbose && !deps.env.SVC_DEBUG ? { ...deps.env, SVC_DEBUG: 'http' } : deps.env,
+    log: verbose ? (line: string) => void deps.stderr.write(`${line}\n`) : undefined,
+  };
+}
+
+/**
+ * Resolves target and token and builds the client. With `needToken`, a missing
+ * token is exit 4 with the way to sign in.
+ */
+export async function connect(cmd: Command, deps: Deps, needs: { token: boolean }): Promise<Connection> {
+  const opts = cmd.optsWithGlobals<ConnectionOptions>();
+  const { openProfiles } = await import('../config/profiles.js');
+  const profiles = await openProfiles(deps.configDir);
+  const target = resolveTarget(opts, deps, profiles);
+  const { resolveToken } = await import('../auth/chain.js');
+  const chain: ChainResult = await resolveToken({
+    env: deps.env,
+    tokenFile: opts.tokenFile,
+    key: target.key,
+    keychain: await keychainOf(deps),
+    plain: await plainStoreOf(deps, target),
+    warn: (m) => deps.stderr.write(`svc: ${m}\n`),
+  });
+  if (needs.token && !chain.token) {
+    const why = chain.keychainProblem ? ` (the keychain could not be read: ${chain.keychainProblem})` : '';
+    throw new AuthError(`not signed in to ${target.label}${why}: run 'svc login', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+  }
+  const { createHttpClient } = await import('../http/client.js');
+  const client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));
+  return {
+    target,
+    profiles,
+    client,
+    ...(chain.token ? { token: chain.token } : {}),
+    ...(chain.keychainProblem ? { keychainProblem: chain.keychainProblem } : {}),
+    secrets: chain.token ? [chain.token.token] : [],
+  };
+}
