@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'svc.js');
 const home = mkdtempSync(join(tmpdir(), 'svc-sandbox-home-'));
+/** The config dir of every spawned svc unless a test gives its own: never the real one. */
+const config = join(home, 'config');
 const dirs: string[] = [];
+const configs: string[] = [];
 const children: ChildProcess[] = [];
 
 interface Result {
@@ -41,7 +44,7 @@ function dataDir(): string {
 function launch(args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [bin, ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: config, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -58,9 +61,34 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<Result> 
 
 /** Starts a sandbox as a script would and returns what it printed. */
 async function start(dir: string, ...extra: string[]): Promise<Info> {
-  const r = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '-o', 'json', ...extra]);
+  return startWith({}, dir, ...extra);
+}
+
+/** start, with extra environment (SVC_CONFIG_DIR). */
+async function startWith(env: Record<string, string>, dir: string, ...extra: string[]): Promise<Info> {
+  const r = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '-o', 'json', ...extra], env);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Info;
+}
+
+/** A fresh config dir, removed after all tests. */
+function configDir(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'svc-sandbox-config-')), 'svc');
+  configs.push(dir);
+  return dir;
+}
+
+interface ShownProfile {
+  name: string;
+  url: string;
+  current: boolean;
+  caFile: string | null;
+}
+
+async function showProfile(env: Record<string, string>): Promise<ShownProfile> {
+  const r = await svc(['profile', 'show', 'sandbox', '-o', 'json'], env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as ShownProfile;
 }
 
 async function health(url: string, ca?: string): Promise<{ ok: boolean; instances: string[] }> {
@@ -96,7 +124,7 @@ describe('svc sandbox', () => {
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     await Promise.all(dirs.map((dir) => svc(['sandbox', 'stop', '--data-dir', dir])));
-    for (const dir of [...dirs.map((d) => dirname(d)), home]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [...dirs.map((d) => dirname(d)), ...configs.map((d) => dirname(d)), home]) rmSync(dir, { recursive: true, force: true });
   });
 
   it('starts in the background, prints its URL and credentials, and reports status', async () => {
@@ -142,9 +170,25 @@ describe('svc sandbox', () => {
     expect(again).toEqual({ code: 0, stdout: '', stderr: `no sandbox runs from ${dir}; nothing to stop\n` });
   });
 
+  it('registers the profile sandbox, current when none is, and says how to sign in', async () => {
+    const dir = dataDir();
+    const env = { SVC_CONFIG_DIR: configDir() };
+    const r = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("\nprofile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
+    expect(r.stderr).not.toContain('export SVC_URL');
+    const info = await startWith(env, dir);
+    expect(await showProfile(env)).toMatchObject({ name: 'sandbox', url: info.instanceUrl, current: true, caFile: null });
+    const file = readFileSync(join(env.SVC_CONFIG_DIR, 'config.json'), 'utf8');
+    expect(file).not.toContain(info.password);
+    expect(file).not.toContain(info.appsecret);
+  });
+
   it('serves HTTPS with a CA file a client can trust', async () => {
     const dir = dataDir();
-    const info = await start(dir, '--https');
+    const env = { SVC_CONFIG_DIR: configDir() };
+    const info = await startWith(env, dir, '--https');
+    expect(await showProfile(env)).toMatchObject({ url: info.instanceUrl, caFile: info.caFile });
     expect(info.instanceUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/demo$/);
     expect(info.caFile).toBe(join(dir, 'tls', 'ca.pem'));
     const ca = readFileSync(info.caFile ?? '', 'utf8');
@@ -155,13 +199,17 @@ describe('svc sandbox', () => {
 
   it('resets: a new password, same URL, still running', async () => {
     const dir = dataDir();
-    const before = await start(dir);
-    const r = await svc(['sandbox', 'reset', '--data-dir', dir, '--seed-accounts', '5', '-o', 'json']);
+    const env = { SVC_CONFIG_DIR: configDir() };
+    const before = await startWith(env, dir);
+    rmSync(join(env.SVC_CONFIG_DIR, 'config.json'));
+    const r = await svc(['sandbox', 'reset', '--data-dir', dir, '--seed-accounts', '5', '-o', 'json'], env);
+    expect(r.stderr).toContain("profile 'sandbox' points at it");
     expect(r.code, r.stderr).toBe(0);
     const after = JSON.parse(r.stdout) as Info;
     expect(after.instanceUrl).toBe(before.instanceUrl);
     expect(after.password).not.toBe(before.password);
     expect(after.appsecret).not.toBe(before.appsecret);
+    expect(await showProfile(env)).toMatchObject({ url: after.instanceUrl, current: true });
     expect((await status(dir)).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).demo.users[0].password).toBe(after.password);
   });
@@ -198,6 +246,7 @@ describe('svc sandbox', () => {
     expect(existsSync(join(dir, 'sandbox.json'))).toBe(false);
     expect(stderr).toMatch(/^GET \/demo\/api\/v1\/accounts\?password=\*\*\* \d{3} \d+ms$/m);
     expect(stderr).not.toContain('hunter2');
+    expect(stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
     expect(stderr).toMatch(/sandbox stopping \(SIGTERM\)\nsandbox stopped\n$/);
   });
 

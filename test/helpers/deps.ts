@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CredentialStore } from '../../src/auth/store.js';
 import type { Deps, InStream, OutStream } from '../../src/cli/deps.js';
 import { run } from '../../src/cli/run.js';
 
@@ -31,6 +32,10 @@ export interface TestDepsOptions {
   tty?: boolean;
   columns?: number;
   env?: Record<string, string | undefined>;
+  /** Reuse this config dir (profiles persist across runs); default a fresh temporary one. */
+  configDir?: string;
+  /** The keychain svc uses: give a test service of its own (never the user's "svc"). */
+  keychain?: () => CredentialStore;
 }
 
 /** Deps for one in-process run: captured streams, fixed clock, a fresh config dir. */
@@ -42,7 +47,8 @@ export function createTestDeps(opts: TestDepsOptions = {}): Deps & { stdout: Cap
     stdin: emptyStdin(tty),
     env: { ...opts.env },
     now: () => Date.UTC(2026, 10, 22, 12, 0, 0),
-    configDir: mkdtempSync(join(tmpdir(), 'svc-test-config-')),
+    configDir: opts.configDir ?? mkdtempSync(join(tmpdir(), 'svc-test-config-')),
+    ...(opts.keychain ? { keychain: opts.keychain } : {}),
   };
 }
 

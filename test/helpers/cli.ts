@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKeychainStore } from '../../src/auth/keychain.js';
+import type { CredentialStore } from '../../src/auth/store.js';
+import type { Deps, InStream } from '../../src/cli/deps.js';
+import { run } from '../../src/cli/run.js';
+import { Capture } from './deps.js';
+
+export interface CliOptions {
+  tty?: boolean;
+  env?: Record<string, string | undefined>;
+  /** Reused across runs, like a user's ~/.config/svc. */
+  configDir: string;
+  /** What the user types or pipes in, chunk by chunk. */
+  stdin?: string[];
+  keychain?: () => CredentialStore;
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** setRawMode calls, in order (hidden prompts turn echo off and on). */
+  rawMode: boolean[];
+}
+
+/** A fresh config dir for one test. */
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'svc-cli-config-'));
+}
+
+/** A real keychain under a service of the test's own, never the user's "svc". */
+export function testKeychain(): () => CredentialStore {
+  const service = `svc-test-${randomBytes(4).toString('hex')}`;
+  return () => createKeychainStore({ service });
+}
+
+/** Runs svc in-process with scripted stdin, a persistent config dir and a test keychain. */
+export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
+  const tty = opts.tty ?? false;
+  const rawMode: boolean[] = [];
+  const chunks = opts.stdin ?? [];
+  const stdin: InStream = {
+    isTTY: tty,
+    setRawMode: tty ? (m: boolean) => rawMode.push(m) : undefined,
+    async *[Symbol.asyncIterator]() {
+      while (chunks.length > 0) yield chunks.shift() ?? '';
+    },
+  };
+  const stdout = new Capture(tty, tty ? 120 : undefined);
+  const stderr = new Capture(tty, tty ? 120 : undefined);
+  const deps: Deps = {
+    stdout,
+    stderr,
+    stdin,
+    env: { ...opts.env },
+    now: () => Date.now(),
+    configDir: opts.configDir,
+    ...(opts.keychain ? { keychain: opts.keychain } : {}),
+  };
+  const code = await run(argv, deps);
+  return { code, stdout: stdout.text, stderr: stderr.text, rawMode };
+}
