@@ -1,7 +1,8 @@
 // `npm run demo`: the main job end to end. Builds svc, starts a sandbox with
-// svc's own commands in a temporary data dir, signs in, queries customers,
-// exports them as CSV, and stops the sandbox again, even when a step fails.
-// Sign-in and queries go over plain HTTP until svc's record commands land.
+// svc's own commands in a temporary data dir, signs in with svc login, queries
+// customers, exports them as CSV, signs out and stops the sandbox again, even
+// when a step fails. Queries go over plain HTTP until svc's record commands land.
+// svc's config lives in the temporary dir too: the demo never touches yours.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,16 +12,27 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), 'svc-demo-'));
 const dataDir = join(temp, 'sandbox');
+const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config') };
+delete env.SVC_PROFILE;
+delete env.SVC_URL;
+delete env.SVC_TOKEN;
+delete env.SVC_TOKEN_FILE;
 const QUERY = { filter: { type: 1 }, fields: ['ID', 'lastname', 'contact.city'], limit: 5 };
 
 class DemoError extends Error {}
 
 /** Runs `svc …` as a user would; returns its stdout when `capture` is set. */
-function svc(args, { title, capture = false } = {}) {
+function svc(args, { title, capture = false, input, extraEnv = {}, allowFail = false } = {}) {
   if (title) process.stdout.write(`\n$ svc ${args.join(' ')}    # ${title}\n`);
-  const r = spawnSync(process.execPath, ['bin/svc.js', ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new DemoError(`'svc ${args.join(' ')}' exited ${r.status ?? r.signal}`);
-  return r.stdout;
+  const r = spawnSync(process.execPath, ['bin/svc.js', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    input,
+    env: { ...env, ...extraEnv },
+    stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : 'inherit', allowFail ? 'pipe' : 'inherit'],
+  });
+  if (r.status !== 0 && !allowFail) throw new DemoError(`'svc ${args.join(' ')}' exited ${r.status ?? r.signal}`);
+  return allowFail ? r : r.stdout;
 }
 
 /** One HTTP call to the sandbox; fails with the service's own message. */
@@ -31,13 +43,19 @@ async function call(url, init, what) {
   return body;
 }
 
-async function login(sandbox) {
-  process.stdout.write(`\n# sign in as ${sandbox.user} with the svc-cli application's secret: POST ${sandbox.instanceUrl}/auth/v1/login\n`);
-  const form = new URLSearchParams({ name: sandbox.user, password: sandbox.password, identifier: 'svc-demo', appsecret: sandbox.appsecret });
-  const body = await call(`${sandbox.instanceUrl}/auth/v1/login`, { method: 'POST', body: form }, 'sign-in');
-  const { token } = JSON.parse(body);
-  process.stdout.write(`token ${token.slice(0, 6)}… (application-specific bearer token)\n`);
-  return token;
+/** Signs in with svc login: the token goes to the OS keychain, or (on a machine without one) a 0600 file in the demo's temporary config. */
+function login(sandbox) {
+  const args = ['login', '--profile', 'sandbox', '--user', sandbox.user, '--password-stdin'];
+  const extraEnv = { SVC_APPSECRET: sandbox.appsecret };
+  process.stdout.write(`\n$ printf '%s' "$PASSWORD" | SVC_APPSECRET=… svc ${args.join(' ')}    # sign in\n`);
+  const r = svc(args, { input: sandbox.password, extraEnv, allowFail: true });
+  if (r.status === 0) {
+    process.stdout.write(r.stderr);
+    return;
+  }
+  if (!/no usable OS keychain/.test(r.stderr)) throw new DemoError(`svc login failed: ${r.stderr.trim()}`);
+  process.stdout.write('(no usable OS keychain on this machine, so the demo keeps the token in a 0600 file in its temporary config)\n');
+  svc([...args, '--insecure-storage'], { input: sandbox.password, extraEnv });
 }
 
 async function query(sandbox, token, extra) {
@@ -73,14 +91,19 @@ async function demo() {
   const sandbox = JSON.parse(out);
   const shown = { ...sandbox, password: '…', appsecret: '…' };
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-  const token = await login(sandbox);
+  login(sandbox);
+  svc(['whoami', '-o', 'table'], { title: 'who the token belongs to' });
+  process.stdout.write('\n$ TOKEN=$(svc auth token)    # the token, for the HTTP requests below\n');
+  const token = svc(['auth', 'token'], { capture: true }).trim();
   await showCustomers(sandbox, token);
   await exportCustomers(sandbox, token);
 }
 
 /** Stops the sandbox (fine when none runs) and removes the temporary files. */
 function cleanUp() {
-  const r = spawnSync(process.execPath, ['bin/svc.js', 'sandbox', 'stop', '--data-dir', dataDir], { cwd: root, encoding: 'utf8' });
+  const out = spawnSync(process.execPath, ['bin/svc.js', 'logout', '--profile', 'sandbox'], { cwd: root, encoding: 'utf8', env });
+  if (out.status === 0 && out.stderr.startsWith('signed out')) process.stdout.write(`\n$ svc logout --profile sandbox\n${out.stderr.replace(/^svc: warning.*\n/gm, '')}`);
+  const r = spawnSync(process.execPath, ['bin/svc.js', 'sandbox', 'stop', '--data-dir', dataDir], { cwd: root, encoding: 'utf8', env });
   if (r.status === 0 && r.stderr.startsWith('sandbox stopped')) process.stdout.write(`\n$ svc sandbox stop --data-dir ${dataDir}\n${r.stderr}`);
   else if (r.status !== 0) process.stderr.write(`demo: could not stop the sandbox: ${r.stderr}`);
   rmSync(temp, { recursive: true, force: true });
@@ -101,4 +124,4 @@ try {
 } finally {
   cleanUp();
 }
-if (!process.exitCode) process.stdout.write('\ndemo: done. Next: `svc sandbox start`, `svc help exit-codes`, `svc completion bash`.\n');
+if (!process.exitCode) process.stdout.write('\ndemo: done. Next: `svc sandbox start`, `svc login --profile sandbox`, `svc help exit-codes`.\n');
