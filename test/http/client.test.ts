@@ -1,5 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -149,6 +150,48 @@ describe('timeouts', () => {
     expect(err.exitCode).toBe(ExitCode.failure);
     expect(err.message).toMatch(/no answer in time; raise --timeout/);
     await c.close();
+  });
+});
+
+describe('proxies', () => {
+  let proxy: HttpServer;
+  let proxyUrl = '';
+  const relayed: string[] = [];
+  beforeAll(async () => {
+    // A real forward proxy. undici tunnels every request (CONNECT host:port); anything else is refused.
+    proxy = createHttpServer((_req, res) => {
+      res.writeHead(405);
+      res.end();
+    });
+    proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      relayed.push(`CONNECT ${req.url}`);
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host ?? '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => proxy.close(() => r()));
+  });
+
+  it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
+    relayed.length = 0;
+    const via = createHttpClient({ instanceUrl: s.instanceUrl, token: s.token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl } });
+    expect((await via.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
+    expect(relayed).toEqual([`CONNECT ${new URL(s.instanceUrl).host}`]);
+    await via.close();
+    const direct = createHttpClient({ instanceUrl: s.instanceUrl, token: s.token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    expect((await direct.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
+    expect(relayed).toHaveLength(1);
+    await direct.close();
   });
 });
 
