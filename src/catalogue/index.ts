@@ -68,3 +68,17 @@ export function suggestField(family: ResourceFamily, name: string): string[] {
 export function isWritable(family: Family): boolean {
   return family.operations.some((o) => o === 'create' || o === 'update' || o === 'delete');
 }
+
+/**
+ * The stored value of an enum name (case-insensitive), e.g. CUSTOMER → 1 on
+ * accounts.type; undefined when the field has no such name.
+ */
+export function enumValueOf(field: Field, name: string): number | string | undefined {
+  const upper = name.toUpperCase();
+  return field.enum?.find((e) => e.name !== undefined && e.name.toUpperCase() === upper)?.value;
+}
+
+/** The enum name of a stored value, when the field names it. */
+export function enumNameOf(field: Field, value: unknown): string | undefined {
+  return field.enum?.find((e) => e.value === value)?.name;
+}

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { families, type ResourceFamily } from '../catalogue/index.js';
-import { describeView } from './commands/describe.js';
-import { emit } from './context.js';
 import type { Deps } from './deps.js';
+import { verbSpecs } from './verbs/index.js';
 
 /** One verb of a resource group: built once, added to every family that allows it. */
 export interface VerbSpec {
@@ -11,22 +10,6 @@ export interface VerbSpec {
   readonly applies: (family: ResourceFamily) => boolean;
   readonly configure: (cmd: Command, family: ResourceFamily, deps: Deps) => void;
 }
-
-/** The verbs built so far; the service verbs join this list as they are built. */
-export const verbSpecs: readonly VerbSpec[] = [
-  {
-    name: 'describe',
-    summary: (f) => `show the fields of ${f.name} and their rules (same as 'svc describe ${f.name}')`,
-    applies: () => true,
-    configure: (cmd, family, deps) => {
-      cmd.argument('[field]', 'one field, or a path through references such as contact.city').action(
-        async (field: string | undefined, _opts: unknown, self: Command) => {
-          await emit(self, deps, () => describeView(field ? `${family.name}.${field}` : family.name));
-        },
-      );
-    },
-  },
-];
 
 function groupSummary(f: ResourceFamily): string {
   return f.access === 'read-write' ? f.title : `${f.title} (${f.access})`;

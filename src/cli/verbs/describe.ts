@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { emit } from '../context.js';
+import type { VerbSpec } from '../resource-command.js';
+
+/** `svc <family> describe [field]`: the same as `svc describe <family>[.field]`. */
+export const describeVerb: VerbSpec = {
+  name: 'describe',
+  summary: (f) => `show the fields of ${f.name} and their rules (same as 'svc describe ${f.name}')`,
+  applies: () => true,
+  configure: (cmd, family, deps) => {
+    cmd.argument('[field]', 'one field, or a path through references such as contact.city').action(
+      async (field: string | undefined, _opts: unknown, self: Command) => {
+        const { describeView } = await import('../commands/describe.js');
+        await emit(self, deps, () => describeView(field ? `${family.name}.${field}` : family.name));
+      },
+    );
+  },
+};
