@@ -1,4 +1,5 @@
 import { exitCodeTable } from '../../errors.js';
+import { filterHelp } from '../../filter/help.js';
 import type { TextView } from '../../output/view.js';
 
 /** Help pages beyond the commands' own help: `svc help <topic>`. */
@@ -19,6 +20,7 @@ export const helpTopics: Readonly<Record<string, { summary: string; page: () => 
       ].join('\n');
     },
   },
+  filters: { summary: 'the --filter language: fields, operators, values, dates, examples', page: () => filterHelp },
 };
 
 /** The page of a topic, or undefined. */
