@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import { resolveFormat, useColor, type OutputFormat } from '../output/format.js';
 import type { View } from '../output/view.js';
 import { writeView } from '../output/write.js';
@@ -8,6 +9,9 @@ import type { Deps } from './deps.js';
 export interface GlobalOptions {
   output?: string;
   color?: boolean;
+  header?: boolean;
+  delimiter?: string;
+  crlf?: boolean;
 }
 
 /** What a command's implementation gets: the injected deps and the resolved output choices. */
@@ -15,15 +19,26 @@ export interface CommandContext {
   readonly deps: Deps;
   readonly format: OutputFormat;
   readonly color: boolean;
+  /** Header line for table, csv and tsv. */
+  readonly header: boolean;
+  readonly delimiter: string;
+  readonly eol: '\n' | '\r\n';
 }
 
 /** Resolves the global options of the command being run. */
 export function createContext(cmd: Command, deps: Deps): CommandContext {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
+  const delimiter = opts.delimiter ?? ',';
+  if ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
+    throw new UsageError(`--delimiter takes one character other than a quote or line break, not '${delimiter}'`);
+  }
   return {
     deps,
     format: resolveFormat(opts.output, deps.stdout.isTTY),
     color: useColor(deps.stdout.isTTY, deps.env, opts.color !== false),
+    header: opts.header !== false,
+    delimiter,
+    eol: opts.crlf ? '\r\n' : '\n',
   };
 }
 
@@ -35,5 +50,5 @@ export async function emit(
 ): Promise<void> {
   const ctx = createContext(cmd, deps);
   const view = await produce(ctx);
-  await writeView(deps.stdout, view, { format: ctx.format, color: ctx.color });
+  await writeView(deps.stdout, view, ctx);
 }

@@ -51,7 +51,8 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       return ExitCode.usage;
     }
     if (err instanceof SvcError) {
-      report(deps, err.message);
+      // An empty message is an answer given by the exit code alone (`exists`).
+      if (err.message) report(deps, err.message);
       return err.exitCode;
     }
     const message = err instanceof Error ? err.message : String(err);

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/suggest.js';
 
-export const outputFormats = ['table', 'json', 'ndjson', 'csv'] as const;
+export const outputFormats = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type OutputFormat = (typeof outputFormats)[number];
 
 /** The `-o` value, or the default: a table on a terminal, JSON in a pipe. */

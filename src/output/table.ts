@@ -7,6 +7,8 @@ export interface TableOptions {
   readonly color: boolean;
   /** Terminal width; no limit when undefined or 0. */
   readonly width?: number | undefined;
+  /** The header line (default true). */
+  readonly header?: boolean | undefined;
 }
 
 const GAP = '  ';
@@ -62,9 +64,9 @@ export function renderTable(columns: readonly Column[], rows: readonly Row[], op
       })
       .join(GAP)
       .trimEnd();
-  const out = [line(headers, (s) => chalk.bold(s))];
+  const out = opts.header === false ? [] : [line(headers, (s) => chalk.bold(s))];
   for (const row of cells) out.push(line(row, (s) => s));
-  return `${out.join('\n')}\n`;
+  return out.length ? `${out.join('\n')}\n` : '';
 }
 
 /** Renders label/value pairs as aligned "Label:  value" lines. */

@@ -6,6 +6,11 @@ import type { ObjectView, RecordsView, Row, View } from './view.js';
 export interface WriteOptions {
   readonly format: OutputFormat;
   readonly color: boolean;
+  /** Header line for table, csv and tsv (default true). */
+  readonly header?: boolean;
+  /** CSV field separator (default ','). */
+  readonly delimiter?: string;
+  readonly eol?: '\n' | '\r\n';
 }
 
 async function collect(rows: Iterable<Row> | AsyncIterable<Row>): Promise<Row[]> {
@@ -20,13 +25,14 @@ async function writeRecords(out: OutStream, view: RecordsView, opts: WriteOption
       return writeJsonRows(out, view.rows);
     case 'ndjson':
       return writeNdjsonRows(out, view.rows);
-    case 'csv': {
-      const { writeCsvRows } = await import('./csv.js');
-      return writeCsvRows(out, view.columns, view.rows);
+    case 'csv':
+    case 'tsv': {
+      const { writeCsvRows, writeTsvRows } = await import('./csv.js');
+      return (opts.format === 'csv' ? writeCsvRows : writeTsvRows)(out, view.columns, view.rows, opts);
     }
     case 'table': {
       const { renderTable } = await import('./table.js');
-      out.write(renderTable(view.columns, await collect(view.rows), { color: opts.color, width: out.columns }));
+      out.write(renderTable(view.columns, await collect(view.rows), { color: opts.color, width: out.columns, header: opts.header }));
     }
   }
 }
@@ -38,11 +44,13 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
     case 'ndjson':
       out.write(`${JSON.stringify(view.value)}\n`);
       return;
-    case 'csv': {
-      const { writeCsvRows } = await import('./csv.js');
-      if (view.table) return writeCsvRows(out, view.table.columns, view.table.rows);
+    case 'csv':
+    case 'tsv': {
+      const { writeCsvRows, writeTsvRows } = await import('./csv.js');
+      const write = opts.format === 'csv' ? writeCsvRows : writeTsvRows;
+      if (view.table) return write(out, view.table.columns, view.table.rows, opts);
       const rows = view.details.map(([field, value]) => ({ field, value }));
-      return writeCsvRows(out, [{ key: 'field' }, { key: 'value' }], rows);
+      return write(out, [{ key: 'field' }, { key: 'value' }], rows, opts);
     }
     case 'table': {
       const { renderDetails, renderTable } = await import('./table.js');

@@ -60,7 +60,7 @@ describe('the svc program', () => {
     const r = await svc(['resources', '-o', 'yaml']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe("svc: unknown output format 'yaml' (choose table, json, ndjson, csv)\n");
+    expect(r.stderr).toBe("svc: unknown output format 'yaml' (choose table, json, ndjson, csv, tsv)\n");
   });
 
   it('asks for a verb when a group is run without one', async () => {

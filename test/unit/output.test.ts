@@ -99,7 +99,7 @@ describe('formatters', () => {
     expect(resolveFormat(undefined, true)).toBe('table');
     expect(resolveFormat(undefined, false)).toBe('json');
     expect(resolveFormat('csv', true)).toBe('csv');
-    expect(() => resolveFormat('jsno', true)).toThrow("unknown output format 'jsno'; did you mean 'json'? (choose table, json, ndjson, csv)");
+    expect(() => resolveFormat('jsno', true)).toThrow("unknown output format 'jsno'; did you mean 'json'? (choose table, json, ndjson, csv, tsv)");
   });
 
   it('uses colour only on a terminal, never with NO_COLOR, --no-color or TERM=dumb', () => {

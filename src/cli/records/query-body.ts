@@ -1,0 +1,109 @@
+/**
+ * The query request body from the command line, built without sending
+ * anything (so --print-request shows exactly what would go out): fields with
+ * aliases, sort, limit, offset, search, distinct, expand and the filter.
+ */
+import { findField, suggestField, type ResourceFamily } from '../../catalogue/index.js';
+import { UsageError } from '../../errors.js';
+import { didYouMean } from '../../util/suggest.js';
+
+/** One selected column: the name the record carries and the path it reads. */
+export interface Selected {
+  readonly name: string;
+  readonly path: string;
+}
+
+/** Checks a field path: a field, a first-degree path through a reference, or extdata.NAME. */
+export function checkPath(family: ResourceFamily, path: string): void {
+  const [head = '', ...rest] = path.split('.');
+  if (head === 'extdata') {
+    if (rest.length !== 1 || !rest[0]) throw new UsageError(`'${path}' needs one extension field name: extdata.NAME`);
+    return;
+  }
+  const field = findField(family, head);
+  if (!field) throw new UsageError(`unknown field '${head}' on ${family.name}${didYouMean(head, family.fields.map((f) => f.name))} (run 'svc describe ${family.name}')`);
+  if (rest.length === 0) return;
+  const target = field.ref?.isFamily ? field.ref.family : undefined;
+  if (!target || rest.length !== 1) {
+    throw new UsageError(`'${path}' is not a path: only a reference field can be followed, one step (e.g. contact.city)`);
+  }
+}
+
+/** Parses `--fields a,b,city=contact.city` into selected columns. */
+export function parseFields(family: ResourceFamily, text: string, follow: (family: string) => ResourceFamily | undefined): Selected[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const name = eq > 0 ? part.slice(0, eq).trim() : part;
+      const path = eq > 0 ? part.slice(eq + 1).trim() : part;
+      checkPath(family, path);
+      const [head = '', tail] = path.split('.');
+      const ref = findField(family, head)?.ref;
+      if (tail && head !== 'extdata' && ref) {
+        const next = follow(ref.family);
+        if (next && !findField(next, tail)) {
+          throw new UsageError(`unknown field '${tail}' on ${next.name} in '${path}'${didYouMean(tail, suggestField(next, tail))}`);
+        }
+      }
+      return { name, path };
+    });
+}
+
+/** Parses `--sort -lastmodified,+lastname` into the service's sort array. */
+export function parseSort(family: ResourceFamily, text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const sign = s.startsWith('-') || s.startsWith('+') ? s[0] : '+';
+      const path = s.replace(/^[+-]/, '');
+      checkPath(family, path);
+      return `${sign}${path}`;
+    });
+}
+
+/** A whole number within bounds, for --limit, --offset and --page-size. */
+export function parseCount(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not '${text}'`);
+  return n;
+}
+
+export interface QueryBodyInput {
+  readonly fields?: readonly Selected[];
+  readonly sort?: readonly string[];
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly search?: string;
+  readonly distinct?: boolean;
+  readonly expand?: readonly string[];
+  readonly filter?: Record<string, unknown>;
+  /** `filters` (default, as the vendor's own client sends) or `filter`. */
+  readonly filterMember: 'filter' | 'filters';
+  readonly count?: boolean;
+}
+
+/** The JSON body of a query request. */
+export function queryBody(input: QueryBodyInput): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (input.filter && Object.keys(input.filter).length > 0) body[input.filterMember] = input.filter;
+  if (input.search) body.query = input.search;
+  if (input.count) {
+    body.count = true;
+    return body;
+  }
+  if (input.fields?.length) {
+    const aliased = input.fields.some((f) => f.name !== f.path);
+    body.fields = aliased ? Object.fromEntries(input.fields.map((f) => [f.name, f.path])) : input.fields.map((f) => f.path);
+  }
+  if (input.sort?.length) body.sort = input.sort;
+  if (input.limit !== undefined) body.limit = input.limit;
+  if (input.offset) body.offset = input.offset;
+  if (input.distinct) body.distinct = true;
+  if (input.expand?.length) body.expand = input.expand;
+  return body;
+}

@@ -1,0 +1,183 @@
+/**
+ * `svc <family> query` (alias list) and `count`: builds the request, sends it
+ * (one page, or every page with --all), and writes the records as they come.
+ * --all pages by ID (`ID > last`, sorted +ID), so records that exist for the
+ * whole run are each written once even while others change.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
+import { UsageError } from '../../errors.js';
+import type { Row, View } from '../../output/view.js';
+import { connect, type Connection } from '../connection.js';
+import { createContext, emit, type CommandContext } from '../context.js';
+import type { Deps } from '../deps.js';
+import { readAllStdin } from '../prompt.js';
+import { allFields, dataColumns, defaultSelection, tableColumns } from './columns.js';
+import { parseCount, parseFields, parseSort, queryBody, type Selected } from './query-body.js';
+
+export interface QueryFlags {
+  filter?: string[];
+  filterJson?: string[];
+  filterFile?: string;
+  fields?: string | true;
+  sort?: string;
+  limit?: string;
+  offset?: string;
+  all?: boolean;
+  pageSize?: string;
+  search?: string;
+  distinct?: boolean;
+  expand?: string;
+  printRequest?: boolean;
+  explain?: boolean;
+  tz?: string;
+}
+
+/** A page size for the tables people read; pipes get the service's default (1000). */
+const TERMINAL_LIMIT = 50;
+
+function jsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null) throw new UsageError(`${what} must be a JSON object (or a ["AND"|"OR"|"NOT", …] array)`);
+  return value as Record<string, unknown>;
+}
+
+/** The filter from --filter (the language), --filter-json and --filter-file, all ANDed. */
+async function buildFilter(family: ResourceFamily, flags: QueryFlags, deps: Deps): Promise<Record<string, unknown> | undefined> {
+  const parts: Record<string, unknown>[] = (flags.filterJson ?? []).map((j) => jsonObject(j, '--filter-json'));
+  if (flags.filterFile) {
+    const text = flags.filterFile === '-' ? await readAllStdin(deps) : readFileSync(flags.filterFile, 'utf8');
+    parts.push(jsonObject(text, `--filter-file ${flags.filterFile}`));
+  }
+  const exprs = flags.filter ?? [];
+  if (exprs.length === 0 && parts.length <= 1) return parts[0];
+  const { compileFilter, combineFilters, renderFilterError } = await import('../../filter/index.js');
+  for (const text of exprs) {
+    const r = compileFilter(text, family, { now: deps.now(), ...(flags.tz ? { timeZone: flags.tz } : {}) });
+    if (!r.ok) throw new UsageError(renderFilterError(text, r.error));
+    parts.push(r.filter);
+  }
+  return combineFilters(parts);
+}
+
+interface Plan {
+  readonly body: Record<string, unknown>;
+  readonly selected?: Selected[];
+  readonly limit?: number;
+  readonly filter?: Record<string, unknown>;
+}
+
+async function plan(family: ResourceFamily, flags: QueryFlags, deps: Deps, ctx: CommandContext, count: boolean): Promise<Plan> {
+  const selected = typeof flags.fields === 'string' ? parseFields(family, flags.fields, findFamily) : undefined;
+  const sort = flags.sort ? parseSort(family, flags.sort) : undefined;
+  if (flags.all && (sort || flags.offset)) throw new UsageError('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
+  const limit = flags.limit ? parseCount('--limit', flags.limit, 1, 10000) : !flags.all && ctx.format === 'table' ? TERMINAL_LIMIT : undefined;
+  const filter = await buildFilter(family, flags, deps);
+  const body = queryBody({
+    filterMember: 'filters',
+    count,
+    ...(filter ? { filter } : {}),
+    ...(selected ? { fields: selected } : {}),
+    ...(sort ? { sort } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(flags.offset ? { offset: parseCount('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER) } : {}),
+    ...(flags.search ? { search: flags.search } : {}),
+    ...(flags.distinct ? { distinct: true } : {}),
+    ...(flags.expand ? { expand: flags.expand.split(',').map((e) => e.trim()).filter(Boolean) } : {}),
+  });
+  return { body, ...(selected ? { selected } : {}), ...(limit !== undefined ? { limit } : {}), ...(filter ? { filter } : {}) };
+}
+
+async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
+  const res = await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
+  return res.json<T>();
+}
+
+/** Every record, page after page by ID; the ID is fetched even when --fields leaves it out. */
+async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, pageSize: number): AsyncGenerator<Row> {
+  const fields = p.body.fields;
+  const withId = Array.isArray(fields) && !fields.includes('ID') ? [...fields, 'ID'] : fields;
+  const aliasOfId = withId && !Array.isArray(withId) ? Object.entries(withId as Record<string, string>).find(([, v]) => v === 'ID')?.[0] : undefined;
+  const extraId = withId && !Array.isArray(withId) && !aliasOfId;
+  const idKey = aliasOfId ?? 'ID';
+  let last = 0;
+  for (;;) {
+    const after = { ID: { '>': last } };
+    const filter = p.filter ? { 0: ['AND', p.filter, after] } : after;
+    const body: Record<string, unknown> = { ...p.body, filters: filter, sort: ['+ID'], limit: pageSize };
+    if (withId) body.fields = extraId ? { ...(withId as Record<string, string>), ID: 'ID' } : withId;
+    const page = await post<Row[]>(conn, family, body);
+    for (const row of page) {
+      last = Number(row[idKey]);
+      if (Array.isArray(fields) && !fields.includes('ID')) {
+        const { ID: _id, ...rest } = row;
+        yield rest;
+      } else yield row;
+    }
+    if (page.length < pageSize) return;
+  }
+}
+
+function recordsView(family: ResourceFamily, ctx: CommandContext, p: Plan, rows: AsyncIterable<Row> | Row[], tz?: string): View {
+  if (ctx.format === 'table') return { kind: 'records', columns: tableColumns(family, p.selected ?? defaultSelection(family), tz), rows };
+  return { kind: 'records', columns: dataColumns(p.selected ?? allFields(family)), rows };
+}
+
+/** Says on stderr when a page held fewer records than match, so nothing is cut off silently. */
+async function noticeTruncation(conn: Connection, family: ResourceFamily, p: Plan, shown: number, deps: Deps): Promise<void> {
+  const limit = p.limit ?? 1000;
+  if (shown < limit) return;
+  const { count } = await post<{ count: number }>(conn, family, { ...p.body, count: true });
+  const offset = Number(p.body.offset ?? 0);
+  if (count > offset + shown) {
+    deps.stderr.write(`svc: showing ${shown.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} ${family.name} (use --all or --limit)\n`);
+  }
+}
+
+/** `svc <family> query`. */
+export async function runQuery(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
+  const ctx = createContext(self, deps);
+  const p = await plan(family, flags, deps, ctx, false);
+  if (flags.printRequest || flags.explain) {
+    const shown = flags.explain ? (p.filter ?? {}) : p.body;
+    await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
+    return;
+  }
+  const conn = await connect(self, deps, { token: true });
+  try {
+    if (flags.all) {
+      const pageSize = flags.pageSize ? parseCount('--page-size', flags.pageSize, 1, 10000) : 1000;
+      await emit(self, deps, () => recordsView(family, ctx, p, allPages(conn, family, p, pageSize), flags.tz));
+      return;
+    }
+    const rows = await post<Row[]>(conn, family, p.body);
+    await emit(self, deps, () => recordsView(family, ctx, p, rows, flags.tz));
+    await noticeTruncation(conn, family, p, rows.length, deps);
+  } finally {
+    await conn.client.close();
+  }
+}
+
+/** `svc <family> count`. */
+export async function runCount(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
+  const ctx = createContext(self, deps);
+  const p = await plan(family, flags, deps, ctx, true);
+  if (flags.printRequest || flags.explain) {
+    await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(flags.explain ? (p.filter ?? {}) : p.body, null, 2)}\n` }));
+    return;
+  }
+  const conn = await connect(self, deps, { token: true });
+  try {
+    const { count } = await post<{ count: number }>(conn, family, p.body);
+    const view: View = ctx.format === 'table' ? { kind: 'text', text: `${count}\n` } : { kind: 'object', value: { count }, details: [['count', String(count)]] };
+    await emit(self, deps, () => view);
+  } finally {
+    await conn.client.close();
+  }
+}
