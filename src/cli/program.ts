@@ -13,6 +13,7 @@ import { addAuthCommands } from './commands/auth.js';
 import { addLoginCommands } from './commands/login.js';
 import { addProfileCommands } from './commands/profile.js';
 import { addSandboxCommands } from './commands/sandbox/register.js';
+import { addGeneralCommands } from './commands/general.js';
 import { addResourceCommands } from './resource-command.js';
 
 
@@ -79,10 +80,11 @@ function addHandWritten(program: Command, deps: Deps): void {
   addAuthCommands(program, deps);
   addProfileCommands(program, deps);
   addSandboxCommands(program, deps);
+  addGeneralCommands(program, deps);
 }
 
 /** Options of the root that take a value (their value is not a command word). */
-const VALUE_OPTIONS = new Set(['-o', '--output', '--profile', '--url', '--token-file', '--timeout', '--retries', '--ca-file']);
+const VALUE_OPTIONS = new Set(['-o', '--output', '--delimiter', '--profile', '--url', '--token-file', '--timeout', '--retries', '--ca-file']);
 /** Commands that need every resource group: help lists them, completion walks them. */
 const NEEDS_ALL = new Set(['help', 'completion']);
 
@@ -123,6 +125,9 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
       ),
     )
     .option('--no-color', 'no colour, even on a terminal (NO_COLOR works too)')
+    .option('--no-header', 'no header line in table, csv and tsv output')
+    .option('--delimiter <char>', "csv field separator (default ','; the service's own export uses ';')")
+    .option('--crlf', 'csv and tsv lines end in CRLF instead of LF')
     .option('--profile <name>', 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)')
     .option('--url <instance-url>', 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)')
     .option('--token-file <file>', 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)')

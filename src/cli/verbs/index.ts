@@ -5,5 +5,10 @@
  */
 import type { VerbSpec } from '../resource-command.js';
 import { describeVerb } from './describe.js';
+import { existsVerb, getVerb } from './get.js';
+import { countVerb, queryVerb } from './query.js';
+import { createVerb } from './create.js';
+import { updateVerb } from './update.js';
+import { deleteVerb } from './delete.js';
 
-export const verbSpecs: readonly VerbSpec[] = [describeVerb];
+export const verbSpecs: readonly VerbSpec[] = [queryVerb, countVerb, getVerb, existsVerb, describeVerb, createVerb, updateVerb, deleteVerb];
