@@ -162,7 +162,7 @@ _svc_flags() {
     'auth status') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth token') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'profile add') echo '--use -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'profile add') echo '--use --filter-member -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile list') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile use') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile show') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
@@ -719,7 +719,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in
-      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--if-none-match|--user|--otp|--expires|--port|--data-dir|--seed-accounts|--data|--data-file|--if-match) ((i++)); continue ;;
+      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--if-none-match|--user|--otp|--expires|--filter-member|--port|--data-dir|--seed-accounts|--data|--data-file|--if-match) ((i++)); continue ;;
       -*) continue ;;
     esac
     if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="${cmdpath:+$cmdpath }$word"; fi

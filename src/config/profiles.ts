@@ -22,6 +22,11 @@ export interface Profile {
   readonly user?: string;
   /** Expiry (Unix seconds) of the token the last login stored, when it has one. */
   readonly tokenExpires?: number | undefined;
+  /**
+   * The query member svc sends filters under: `filters` (default, as the
+   * vendor's own client does) or `filter` (the schema's name).
+   */
+  readonly filterMember?: 'filter' | 'filters' | undefined;
 }
 
 interface ConfigShape {

@@ -82,6 +82,22 @@ describe('svc <family> query', () => {
     expect(s.sandbox.hooks.requests).toEqual([]);
   });
 
+  it("sends filters under 'filter' when the profile says so, through every page of --all", async () => {
+    const configDir = tempConfigDir();
+    const env = { SVC_TOKEN: s.token(), NO_COLOR: '1' };
+    expect((await cli(['profile', 'add', 'schema', '--url', s.instanceUrl, '--filter-member', 'filter'], { configDir, env })).code).toBe(0);
+    const r = await cli(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '100', '--fields', 'ID'], { configDir, env });
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBe(150);
+    const bodies = s.sandbox.hooks.requests.map((q) => q.body as Record<string, unknown>);
+    expect(bodies).toHaveLength(2);
+    for (const b of bodies) {
+      expect(b).toHaveProperty('filter');
+      expect(b).not.toHaveProperty('filters');
+    }
+    const bad = await cli(['profile', 'add', 'x', '--url', s.instanceUrl, '--filter-member', 'filtre'], { configDir, env });
+    expect(bad.stderr).toBe("svc: --filter-member takes 'filters' (the default) or 'filter', not 'filtre'\n");
+  });
+
   it('refuses unknown fields and conflicting options before sending, with exit 2', async () => {
     const bad = await run(['accounts', 'query', '--fields', 'ID,lastnme']);
     expect(bad).toMatchObject({ code: 2, stdout: '' });

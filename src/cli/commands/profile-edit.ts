@@ -16,6 +16,13 @@ interface AddFlags {
   url?: string;
   caFile?: string;
   use?: boolean;
+  filterMember?: string;
+}
+
+/** Checks --filter-member: the query member filters are sent under. */
+function checkFilterMember(value: string | undefined): 'filter' | 'filters' | undefined {
+  if (value === undefined || value === 'filter' || value === 'filters') return value;
+  throw new UsageError(`--filter-member takes 'filters' (the default) or 'filter', not '${value}'`);
 }
 
 function note(deps: Deps, line: string): void {
@@ -43,8 +50,15 @@ export async function addProfile(self: Command, deps: Deps, name: string): Promi
   if (!raw) throw new UsageError(`no URL for profile '${name}'; run 'svc profile add ${name} --url https://erp.example.com/acme'`);
   const url = parseInstanceUrl(raw).instance;
   const caFile = flags.caFile === undefined ? undefined : checkCaFile(flags.caFile);
+  const filterMember = checkFilterMember(flags.filterMember);
   const moved = before !== undefined && before.url.replace(/\/+$/, '') !== url;
-  profiles.save({ name, url, ...(caFile ? { caFile } : {}), ...(moved ? { user: undefined, tokenExpires: undefined } : {}) });
+  profiles.save({
+    name,
+    url,
+    ...(caFile ? { caFile } : {}),
+    ...(filterMember ? { filterMember } : {}),
+    ...(moved ? { user: undefined, tokenExpires: undefined } : {}),
+  });
   const current = profiles.current();
   const makeCurrent = flags.use === true || current === undefined || profiles.get(current) === undefined;
   if (makeCurrent) profiles.use(name);

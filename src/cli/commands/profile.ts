@@ -28,6 +28,7 @@ export function addProfileCommands(program: Command, deps: Deps): void {
     .description('add a profile, or update one, with the instance URL of --url')
     .argument('<name>', "the profile's name: letters, digits, '.', '_' or '-'")
     .option('--use', 'make it the current profile')
+    .option('--filter-member <name>', "send query filters under 'filters' (default, as the vendor's client does) or 'filter'")
     .addHelpText('after', ADD_HELP)
     .action(async (name: string, _opts: unknown, self: Command) => {
       const { addProfile } = await import('./profile-edit.js');

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { UsageError } from '../../errors.js';
 import type { Row, View } from '../../output/view.js';
-import { connect, type Connection } from '../connection.js';
+import { connect, resolveTarget, type Connection, type ConnectionOptions } from '../connection.js';
 import { createContext, emit, type CommandContext } from '../context.js';
 import type { Deps } from '../deps.js';
 import { readAllStdin } from '../prompt.js';
@@ -68,19 +68,32 @@ async function buildFilter(family: ResourceFamily, flags: QueryFlags, deps: Deps
 
 interface Plan {
   readonly body: Record<string, unknown>;
+  readonly filterMember: 'filter' | 'filters';
   readonly selected?: Selected[];
   readonly limit?: number;
   readonly filter?: Record<string, unknown>;
 }
 
-async function plan(family: ResourceFamily, flags: QueryFlags, deps: Deps, ctx: CommandContext, count: boolean): Promise<Plan> {
+/** The member filters go under: the profile's choice, else `filters` (also when no instance is set up yet). */
+async function filterMemberFor(self: Command, deps: Deps): Promise<'filter' | 'filters'> {
+  try {
+    const { openProfiles } = await import('../../config/profiles.js');
+    const target = resolveTarget(self.optsWithGlobals<ConnectionOptions>(), deps, await openProfiles(deps.configDir));
+    return target.profile?.filterMember ?? 'filters';
+  } catch {
+    return 'filters';
+  }
+}
+
+async function plan(self: Command, family: ResourceFamily, flags: QueryFlags, deps: Deps, ctx: CommandContext, count: boolean): Promise<Plan> {
   const selected = typeof flags.fields === 'string' ? parseFields(family, flags.fields, findFamily) : undefined;
   const sort = flags.sort ? parseSort(family, flags.sort) : undefined;
   if (flags.all && (sort || flags.offset)) throw new UsageError('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
   const limit = flags.limit ? parseCount('--limit', flags.limit, 1, 10000) : !flags.all && ctx.format === 'table' ? TERMINAL_LIMIT : undefined;
   const filter = await buildFilter(family, flags, deps);
+  const filterMember = await filterMemberFor(self, deps);
   const body = queryBody({
-    filterMember: 'filters',
+    filterMember,
     count,
     ...(filter ? { filter } : {}),
     ...(selected ? { fields: selected } : {}),
@@ -91,7 +104,7 @@ async function plan(family: ResourceFamily, flags: QueryFlags, deps: Deps, ctx: 
     ...(flags.distinct ? { distinct: true } : {}),
     ...(flags.expand ? { expand: flags.expand.split(',').map((e) => e.trim()).filter(Boolean) } : {}),
   });
-  return { body, ...(selected ? { selected } : {}), ...(limit !== undefined ? { limit } : {}), ...(filter ? { filter } : {}) };
+  return { body, filterMember, ...(selected ? { selected } : {}), ...(limit !== undefined ? { limit } : {}), ...(filter ? { filter } : {}) };
 }
 
 async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
@@ -110,7 +123,7 @@ async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, page
   for (;;) {
     const after = { ID: { '>': last } };
     const filter = p.filter ? { 0: ['AND', p.filter, after] } : after;
-    const body: Record<string, unknown> = { ...p.body, filters: filter, sort: ['+ID'], limit: pageSize };
+    const body: Record<string, unknown> = { ...p.body, [p.filterMember]: filter, sort: ['+ID'], limit: pageSize };
     if (withId) body.fields = extraId ? { ...(withId as Record<string, string>), ID: 'ID' } : withId;
     const page = await post<Row[]>(conn, family, body);
     for (const row of page) {
@@ -143,7 +156,7 @@ async function noticeTruncation(conn: Connection, family: ResourceFamily, p: Pla
 /** `svc <family> query`. */
 export async function runQuery(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
   const ctx = createContext(self, deps);
-  const p = await plan(family, flags, deps, ctx, false);
+  const p = await plan(self, family, flags, deps, ctx, false);
   if (flags.printRequest || flags.explain) {
     const shown = flags.explain ? (p.filter ?? {}) : p.body;
     await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
@@ -167,7 +180,7 @@ export async function runQuery(self: Command, deps: Deps, family: ResourceFamily
 /** `svc <family> count`. */
 export async function runCount(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
   const ctx = createContext(self, deps);
-  const p = await plan(family, flags, deps, ctx, true);
+  const p = await plan(self, family, flags, deps, ctx, true);
   if (flags.printRequest || flags.explain) {
     await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(flags.explain ? (p.filter ?? {}) : p.body, null, 2)}\n` }));
     return;
