@@ -1,34 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cli, tempConfigDir, type CliRun } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { cli, sandboxCli, tempConfigDir } from '../helpers/cli.js';
 
-let s: TestSandbox;
-let configDir: string;
-
-beforeAll(async () => {
-  s = await startTestSandbox();
-  configDir = tempConfigDir();
-});
-afterAll(async () => {
-  await s.close();
-});
-beforeEach(() => {
-  s.sandbox.hooks.reset();
-  s.sandbox.hooks.record = true;
-});
-
-function run(argv: string[], o: { user?: string; tty?: boolean; stdin?: string[] } = {}): Promise<CliRun> {
-  return cli(argv, { configDir, tty: o.tty ?? false, stdin: o.stdin ?? [], env: { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(o.user ?? 'demo'), NO_COLOR: '1' } });
-}
+const harness = sandboxCli();
+const run = harness.run;
 
 async function create(family: string, body: Record<string, unknown>, user = 'demo'): Promise<{ ID: number; etag: string }> {
-  const r = await s.call('PUT', `api/v1/${family}`, { json: body, token: s.token(user) });
+  const r = await harness.sandbox().call('PUT', `api/v1/${family}`, { json: body, token: harness.sandbox().token(user) });
   expect(r.status, r.text).toBe(201);
   return { ID: r.json<{ ID: number }>().ID, etag: String(r.headers.etag) };
 }
 
 async function status(family: string, id: number): Promise<number> {
-  return (await s.call('GET', `api/v1/${family}/${id}`)).status;
+  return (await harness.sandbox().call('GET', `api/v1/${family}/${id}`)).status;
 }
 
 describe('svc <family> update', () => {
@@ -38,7 +21,7 @@ describe('svc <family> update', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ID, lastname: 'After', currency: 'EUR' });
     expect(r.stderr).toBe(`updated accounts ${ID}\n`);
-    const [patch] = s.sandbox.hooks.requests.filter((x) => x.method === 'PATCH');
+    const [patch] = harness.sandbox().sandbox.hooks.requests.filter((x) => x.method === 'PATCH');
     expect(patch?.url).toBe(`/demo/api/v1/accounts/${ID}`);
     expect(patch?.body).toEqual({ lastname: 'After', extdata: { size: 3 }, '-tags': ['none'] });
   });
@@ -57,7 +40,7 @@ describe('svc <family> update', () => {
     const stale = await run(['contacts', 'update', String(ID), 'city=Köln', '--if-match', etag]);
     expect(stale.code).toBe(5);
     expect(stale.stderr).toBe(`svc: the record changed since it was read (ETag ${etag}); get it again and retry\n`);
-    const patches = s.sandbox.hooks.requests.filter((x) => x.method === 'PATCH');
+    const patches = harness.sandbox().sandbox.hooks.requests.filter((x) => x.method === 'PATCH');
     expect(patches.map((p) => p.headers['if-match'])).toEqual([etag, etag]);
   });
 
@@ -70,7 +53,7 @@ describe('svc <family> update', () => {
 
 describe('creator-only families (comments)', () => {
   it('lets the creator write and refuses others with exit 4', async () => {
-    const records = await s.call('POST', 'api/v1/records', { json: { limit: 1, fields: ['ID'] } });
+    const records = await harness.sandbox().call('POST', 'api/v1/records', { json: { limit: 1, fields: ['ID'] } });
     const record = records.json<{ ID: number }[]>()[0]?.ID;
     expect(record).toBeDefined();
     const created = await run(['comments', 'create', `record=${record}`, 'text=First'], { user: 'staff' });
@@ -87,22 +70,22 @@ describe('creator-only families (comments)', () => {
 describe('svc <family> delete', () => {
   it('refuses without a terminal and without --yes (exit 2), sending nothing', async () => {
     const { ID } = await create('tasks', { name: 'Keep' });
-    s.sandbox.hooks.reset();
+    harness.sandbox().sandbox.hooks.reset();
     const r = await run(['tasks', 'delete', String(ID)]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`svc: delete tasks ${ID} needs confirmation and there is no terminal to ask on; pass --yes\n`);
-    expect(s.sandbox.hooks.requests).toEqual([]);
+    expect(harness.sandbox().sandbox.hooks.requests).toEqual([]);
     expect(await status('tasks', ID)).toBe(200);
   });
 
   it('asks on a terminal: n keeps the record, y deletes it', async () => {
     const { ID } = await create('accounts', { lastname: 'Ask', currency: 'EUR' });
-    s.sandbox.hooks.reset();
+    harness.sandbox().sandbox.hooks.reset();
     const no = await run(['accounts', 'delete', String(ID)], { tty: true, stdin: ['n\n'] });
     expect(no.code).toBe(1);
     expect(no.stderr).toMatch(new RegExp(`^delete accounts ${ID}\\? \\[y/N\\]: `));
     expect(no.stderr).toMatch(/not deleted: accounts \d+ was kept/);
-    expect(s.sandbox.hooks.requests).toEqual([]);
+    expect(harness.sandbox().sandbox.hooks.requests).toEqual([]);
     expect(await status('accounts', ID)).toBe(200);
     const yes = await run(['accounts', 'delete', String(ID)], { tty: true, stdin: ['y\n'] });
     expect(yes.code, yes.stderr).toBe(0);
@@ -147,7 +130,7 @@ describe('svc config and svc settings', () => {
     const r = await run(['config']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ instance: 'demo', currency: 'EUR' });
-    expect(s.sandbox.hooks.requests.map((x) => `${x.method} ${x.url}`)).toEqual(['GET /demo/api/v1/config']);
+    expect(harness.sandbox().sandbox.hooks.requests.map((x) => `${x.method} ${x.url}`)).toEqual(['GET /demo/api/v1/config']);
   });
 
   it('shows /settings one member a row on a terminal', async () => {
@@ -158,7 +141,7 @@ describe('svc config and svc settings', () => {
   });
 
   it('needs a token (exit 4)', async () => {
-    const r = await cli(['config'], { configDir, env: { SVC_URL: s.instanceUrl } });
+    const r = await cli(['config'], { configDir: tempConfigDir(), env: { SVC_URL: harness.sandbox().instanceUrl } });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/not signed in/);
   });

@@ -1,34 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cli, tempConfigDir, type CliRun } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxCli, tempConfigDir } from '../helpers/cli.js';
 
-let s: TestSandbox;
-let configDir: string;
-
-beforeAll(async () => {
-  s = await startTestSandbox();
-  configDir = tempConfigDir();
-});
-afterAll(async () => {
-  await s.close();
-});
-beforeEach(() => {
-  s.sandbox.hooks.reset();
-  s.sandbox.hooks.record = true;
-});
-
-function run(argv: string[], o: { user?: string; tty?: boolean; stdin?: string[] } = {}): Promise<CliRun> {
-  return cli(argv, { configDir, tty: o.tty ?? false, stdin: o.stdin ?? [], env: { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(o.user ?? 'demo'), NO_COLOR: '1' } });
-}
+const harness = sandboxCli();
+const run = harness.run;
 
 function sent(method: string) {
-  return s.sandbox.hooks.requests.filter((r) => r.method === method);
+  return harness.sandbox().sandbox.hooks.requests.filter((r) => r.method === method);
 }
 
 async function fetchRecord(family: string, id: number, query = ''): Promise<Record<string, unknown>> {
-  const r = await s.call('GET', `api/v1/${family}/${id}${query}`);
+  const r = await harness.sandbox().call('GET', `api/v1/${family}/${id}${query}`);
   expect(r.status, r.text).toBe(200);
   return r.json();
 }
@@ -70,7 +53,7 @@ describe('svc <family> create', () => {
     const r = await run(['accounts', 'create', '--data-file', '-', 'firstname=Ann'], { stdin: ['{"lastname": "Piped",', ' "currency": "CHF"}\n'] });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ lastname: 'Piped', firstname: 'Ann', currency: 'CHF' });
-    const file = join(configDir, 'ticket.json');
+    const file = join(tempConfigDir(), 'ticket.json');
     writeFileSync(file, JSON.stringify({ name: 'From a file' }));
     const t = await run(['tickets', 'create', '--data-file', file]);
     expect(t.code, t.stderr).toBe(0);
@@ -120,13 +103,13 @@ describe('checks before sending (exit 2, nothing sent)', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toBe('');
-    expect(s.sandbox.hooks.requests).toEqual([]);
+    expect(harness.sandbox().sandbox.hooks.requests).toEqual([]);
   });
 
   it('offers no write verbs on a read-only family', async () => {
     const r = await run(['users', 'create', 'name=x']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'create'/);
-    expect(s.sandbox.hooks.requests).toEqual([]);
+    expect(harness.sandbox().sandbox.hooks.requests).toEqual([]);
   });
 });

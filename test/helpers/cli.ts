@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import type { CredentialStore } from '../../src/auth/store.js';
 import type { Deps, InStream } from '../../src/cli/deps.js';
@@ -62,4 +63,38 @@ export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
   };
   const code = await run(argv, deps);
   return { code, stdout: stdout.text, stderr: stderr.text, rawMode };
+}
+
+/**
+ * For a test file driving the CLI against one in-memory sandbox: starts it
+ * before the tests, records requests afresh for each test, closes it after.
+ * `run` signs in as a seeded user through SVC_URL and SVC_TOKEN.
+ */
+export function sandboxCli(): {
+  readonly sandbox: () => import('./sandbox.js').TestSandbox;
+  run(argv: string[], o?: { user?: string; tty?: boolean; stdin?: string[] }): Promise<CliRun>;
+} {
+  let s: import('./sandbox.js').TestSandbox | undefined;
+  let configDir = '';
+  beforeAll(async () => {
+    s = await (await import('./sandbox.js')).startTestSandbox();
+    configDir = tempConfigDir();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  beforeEach(() => {
+    if (!s) return;
+    s.sandbox.hooks.reset();
+    s.sandbox.hooks.record = true;
+  });
+  const sandbox = (): import('./sandbox.js').TestSandbox => {
+    if (!s) throw new Error('the sandbox has not started');
+    return s;
+  };
+  return {
+    sandbox,
+    run: (argv, o = {}) =>
+      cli(argv, { configDir, tty: o.tty ?? false, stdin: o.stdin ?? [], env: { SVC_URL: sandbox().instanceUrl, SVC_TOKEN: sandbox().token(o.user ?? 'demo'), NO_COLOR: '1' } }),
+  };
 }
