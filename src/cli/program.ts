@@ -85,27 +85,36 @@ function addHandWritten(program: Command, deps: Deps): void {
 
 /** Options of the root that take a value (their value is not a command word). */
 const VALUE_OPTIONS = new Set(['-o', '--output', '--delimiter', '--profile', '--url', '--token-file', '--timeout', '--retries', '--ca-file']);
-/** Commands that need every resource group: help lists them, completion walks them. */
-const NEEDS_ALL = new Set(['help', 'completion']);
+/** Which resource groups a command line needs, and whether they need their verbs. */
+export interface GroupPlan {
+  /** Families built with every verb: 'all' (completion walks them) or a list. */
+  readonly full: 'all' | readonly string[];
+  /** Add the other groups without their verbs (help lists them, typos are matched against them). */
+  readonly shallow: boolean;
+}
 
-/**
- * The resource groups a command line needs: just the one it names, none for a
- * hand-written command, or all of them (help, completion, an unknown word, no word).
- */
-export function groupsFor(argv: readonly string[], handWritten: readonly string[]): string[] | undefined {
-  if (argv.includes('-h') || argv.includes('--help')) return undefined;
-  let word: string | undefined;
+function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     if (VALUE_OPTIONS.has(a)) i++;
-    else if (!a.startsWith('-')) {
-      word = a;
-      break;
-    }
+    else if (!a.startsWith('-')) words.push(a);
   }
-  if (word === undefined || NEEDS_ALL.has(word)) return undefined;
-  if (findFamily(word)) return [word];
-  return handWritten.includes(word) ? [] : undefined;
+  return words;
+}
+
+/**
+ * The groups to build: one family with its verbs when the arguments name it
+ * (also as `svc help FAMILY`), every family with verbs for `completion`,
+ * nothing for another hand-written command, and the bare groups otherwise.
+ */
+export function planGroups(argv: readonly string[], handWritten: readonly string[]): GroupPlan {
+  const [word, next] = commandWords(argv);
+  if (word === 'completion') return { full: 'all', shallow: false };
+  if (word !== undefined && findFamily(word)) return { full: [word], shallow: false };
+  if (word === 'help') return { full: next !== undefined && findFamily(next) ? [next] : [], shallow: true };
+  if (word !== undefined && handWritten.includes(word)) return { full: [], shallow: false };
+  return { full: [], shallow: true };
 }
 
 /**
@@ -148,6 +157,6 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
     .commandsGroup('Commands:');
   addHandWritten(program, deps);
   const handWritten = program.commands.map((c) => c.name());
-  addResourceCommands(program, deps, argv ? groupsFor(argv, handWritten) : undefined);
+  addResourceCommands(program, deps, argv ? planGroups(argv, handWritten) : { full: 'all', shallow: false });
   return program;
 }

@@ -57,8 +57,8 @@ describe('lexer', () => {
 });
 
 describe('svc help filters', () => {
-  it('is registered as a help topic', () => {
-    expect(helpTopics.filters?.page()).toBe(filterHelp);
+  it('is registered as a help topic', async () => {
+    expect(await helpTopics.filters?.page()).toBe(filterHelp);
   });
 
   it('lists every operator of the operator table, and the date words', () => {

@@ -1,9 +1,8 @@
 import { exitCodeTable } from '../../errors.js';
-import { filterHelp } from '../../filter/help.js';
 import type { TextView } from '../../output/view.js';
 
 /** Help pages beyond the commands' own help: `svc help <topic>`. */
-export const helpTopics: Readonly<Record<string, { summary: string; page: () => string }>> = {
+export const helpTopics: Readonly<Record<string, { summary: string; page: () => string | Promise<string> }>> = {
   'exit-codes': {
     summary: 'the exit codes svc returns, for scripts',
     page: () => {
@@ -20,11 +19,15 @@ export const helpTopics: Readonly<Record<string, { summary: string; page: () => 
       ].join('\n');
     },
   },
-  filters: { summary: 'the --filter language: fields, operators, values, dates, examples', page: () => filterHelp },
+  filters: {
+    summary: 'the --filter language: fields, operators, values, dates, examples',
+    // Loaded only when asked for: the page is generated from the filter module's tables.
+    page: async () => (await import('../../filter/help.js')).filterHelp,
+  },
 };
 
 /** The page of a topic, or undefined. */
-export function helpTopicView(topic: string): TextView | undefined {
+export async function helpTopicView(topic: string): Promise<TextView | undefined> {
   const t = helpTopics[topic];
-  return t ? { kind: 'text', text: t.page() } : undefined;
+  return t ? { kind: 'text', text: await t.page() } : undefined;
 }

@@ -11,7 +11,7 @@ export async function runHelp(program: Command, self: Command, deps: Deps, words
     program.outputHelp();
     return;
   }
-  const page = words.length === 1 ? helpTopicView(words[0] ?? '') : undefined;
+  const page = words.length === 1 ? await helpTopicView(words[0] ?? '') : undefined;
   if (page) {
     await emit(self, deps, () => page);
     return;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { describeView } from '../commands/describe.js';
 import { emit } from '../context.js';
 import type { VerbSpec } from '../resource-command.js';
 
@@ -10,7 +11,6 @@ export const describeVerb: VerbSpec = {
   configure: (cmd, family, deps) => {
     cmd.argument('[field]', 'one field, or a path through references such as contact.city').action(
       async (field: string | undefined, _opts: unknown, self: Command) => {
-        const { describeView } = await import('../commands/describe.js');
         await emit(self, deps, () => describeView(field ? `${family.name}.${field}` : family.name));
       },
     );

@@ -1,4 +1,6 @@
 import { Option, type Command } from 'commander';
+import { describeView } from '../commands/describe.js';
+import { emit } from '../context.js';
 import type { QueryFlags } from '../records/query-run.js';
 import type { VerbSpec } from '../resource-command.js';
 
@@ -33,8 +35,6 @@ export const queryVerb: VerbSpec = {
       .addHelpText('after', `\nExamples:\n  svc ${family.name} query --filter 'ID > 100' --limit 10\n  svc ${family.name} query --all -o ndjson > ${family.name}.ndjson\n  svc ${family.name} query --fields ID --print-request\n`)
       .action(async (flags: QueryFlags, self: Command) => {
         if (flags.fields === true) {
-          const { describeView } = await import('../commands/describe.js');
-          const { emit } = await import('../context.js');
           await emit(self, deps, () => describeView(family.name));
           return;
         }
