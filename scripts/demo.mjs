@@ -1,7 +1,7 @@
-// `npm run demo`: the main job end to end. Builds svc, starts a sandbox with
-// svc's own commands in a temporary data dir, signs in with svc login, queries
-// customers, exports them as CSV, signs out and stops the sandbox again, even
-// when a step fails. Queries go over plain HTTP until svc's record commands land.
+// `npm run demo`: the main job end to end, with svc's own commands. Builds svc,
+// starts a sandbox in a temporary data dir, signs in with svc login, queries
+// customers with a filter, exports them as CSV, signs out and stops the sandbox
+// again, even when a step fails.
 // svc's config lives in the temporary dir too: the demo never touches yours.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,18 +12,23 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), 'svc-demo-'));
 const dataDir = join(temp, 'sandbox');
-const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config') };
+// The demo's secrets go to a keychain service of its own, never over the user's.
+const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config'), SVC_KEYCHAIN_SERVICE: `svc-demo-${process.pid}` };
 delete env.SVC_PROFILE;
 delete env.SVC_URL;
 delete env.SVC_TOKEN;
 delete env.SVC_TOKEN_FILE;
-const QUERY = { filter: { type: 1 }, fields: ['ID', 'lastname', 'contact.city'], limit: 5 };
 
 class DemoError extends Error {}
 
+/** Arguments as a user would type them in a shell. */
+function shellWords(args) {
+  return args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
 /** Runs `svc …` as a user would; returns its stdout when `capture` is set. */
 function svc(args, { title, capture = false, input, extraEnv = {}, allowFail = false } = {}) {
-  if (title) process.stdout.write(`\n$ svc ${args.join(' ')}    # ${title}\n`);
+  if (title) process.stdout.write(`\n$ svc ${shellWords(args)}    # ${title}\n`);
   const r = spawnSync(process.execPath, ['bin/svc.js', ...args], {
     cwd: root,
     encoding: 'utf8',
@@ -33,14 +38,6 @@ function svc(args, { title, capture = false, input, extraEnv = {}, allowFail = f
   });
   if (r.status !== 0 && !allowFail) throw new DemoError(`'svc ${args.join(' ')}' exited ${r.status ?? r.signal}`);
   return allowFail ? r : r.stdout;
-}
-
-/** One HTTP call to the sandbox; fails with the service's own message. */
-async function call(url, init, what) {
-  const res = await fetch(url, init);
-  const body = await res.text();
-  if (!res.ok) throw new DemoError(`${what} failed: ${res.status} ${body.trim().split('\n')[0]}`);
-  return body;
 }
 
 /** Signs in with svc login: the token goes to the OS keychain, or (on a machine without one) a 0600 file in the demo's temporary config. */
@@ -58,28 +55,13 @@ function login(sandbox) {
   svc([...args, '--insecure-storage'], { input: sandbox.password, extraEnv });
 }
 
-async function query(sandbox, token, extra) {
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return call(`${sandbox.instanceUrl}/api/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ ...QUERY, ...extra }) }, 'the accounts query');
-}
-
-async function showCustomers(sandbox, token) {
-  process.stdout.write(`\n# five customers (type 1) with the city of their contact: POST ${sandbox.instanceUrl}/api/v1/accounts\n`);
-  process.stdout.write(`${JSON.stringify(QUERY)}\n`);
-  const rows = JSON.parse(await query(sandbox, token, {}));
-  if (rows.length === 0) throw new DemoError('the accounts query found no customers');
-  const widths = QUERY.fields.map((f) => Math.max(f.length, ...rows.map((r) => String(r[f] ?? '').length)));
-  const line = (cells) => cells.map((c, i) => String(c ?? '').padEnd(widths[i])).join('  ').trimEnd();
-  process.stdout.write(`${line(QUERY.fields.map((f) => f.toUpperCase()))}\n`);
-  for (const r of rows) process.stdout.write(`${line(QUERY.fields.map((f) => r[f]))}\n`);
-}
-
-async function exportCustomers(sandbox, token) {
+/** The customers of the demo tenant as a CSV file, written with svc's own query (every page, streamed). */
+function exportCustomers() {
   const file = join(temp, 'customers.csv');
-  process.stdout.write(`\n# every customer as CSV (an admin's export): the same query with "export": true, no limit\n`);
-  const csv = await query(sandbox, token, { export: true, limit: undefined });
-  writeFileSync(file, csv);
-  const lines = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
+  const args = ['accounts', 'query', '--filter', 'type = CUSTOMER', '--fields', 'ID,lastname,city=contact.city,lastmodified', '--all', '-o', 'csv'];
+  process.stdout.write(`\n$ svc ${shellWords(args)} > customers.csv    # every customer, as CSV\n`);
+  writeFileSync(file, svc(args, { capture: true }));
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   process.stdout.write(`wrote ${file}: ${lines.length - 1} customers; the first lines:\n${lines.slice(0, 6).join('\n')}\n`);
 }
 
@@ -92,17 +74,21 @@ async function demo() {
   const shown = { ...sandbox, password: '…', appsecret: '…' };
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   login(sandbox);
-  svc(['whoami', '-o', 'table'], { title: 'who the token belongs to' });
-  process.stdout.write('\n$ TOKEN=$(svc auth token)    # the token, for the HTTP requests below\n');
-  const token = svc(['auth', 'token'], { capture: true }).trim();
-  await showCustomers(sandbox, token);
-  await exportCustomers(sandbox, token);
+  svc(['auth', 'status', '-o', 'table'], { title: 'which credential svc uses' });
+  svc(['accounts', 'query', '--filter', 'type = CUSTOMER and contact.city ~* "^[bk]"', '--fields', 'ID,lastname,type,city=contact.city', '--limit', '5', '-o', 'table'], {
+    title: 'customers whose contact lives in a city starting with B or K',
+  });
+  svc(['accounts', 'count', '--filter', 'type = CUSTOMER', '-o', 'table'], { title: 'how many customers' });
+  exportCustomers();
 }
 
 /** Stops the sandbox (fine when none runs) and removes the temporary files. */
 function cleanUp() {
   const out = spawnSync(process.execPath, ['bin/svc.js', 'logout', '--profile', 'sandbox'], { cwd: root, encoding: 'utf8', env });
-  if (out.status === 0 && out.stderr.startsWith('signed out')) process.stdout.write(`\n$ svc logout --profile sandbox\n${out.stderr.replace(/^svc: warning.*\n/gm, '')}`);
+  const signedOut = out.stderr.split('\n').find((l) => l.startsWith('signed out'));
+  if (out.status === 0 && signedOut) process.stdout.write(`\n$ svc logout --profile sandbox\n${signedOut}\n`);
+  // Forget the demo's profile and the secrets kept for it.
+  spawnSync(process.execPath, ['bin/svc.js', 'profile', 'remove', 'sandbox'], { cwd: root, encoding: 'utf8', env });
   const r = spawnSync(process.execPath, ['bin/svc.js', 'sandbox', 'stop', '--data-dir', dataDir], { cwd: root, encoding: 'utf8', env });
   if (r.status === 0 && r.stderr.startsWith('sandbox stopped')) process.stdout.write(`\n$ svc sandbox stop --data-dir ${dataDir}\n${r.stderr}`);
   else if (r.status !== 0) process.stderr.write(`demo: could not stop the sandbox: ${r.stderr}`);

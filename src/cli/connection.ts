@@ -64,10 +64,15 @@ export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: Pro
   throw new UsageError("no instance chosen: add one with 'svc profile add NAME --url URL' (or run 'svc sandbox start'), or pass --url or set SVC_URL");
 }
 
-/** The keychain of these deps (a test's own service, or the real one). */
+/**
+ * The keychain of these deps: a test's own, or the OS keychain under the
+ * service name `svc` (or SVC_KEYCHAIN_SERVICE, which keeps a throwaway setup
+ * such as the demo apart from the user's own secrets).
+ */
 export async function keychainOf(deps: Deps): Promise<CredentialStore> {
   if (deps.keychain) return deps.keychain();
-  return (await import('../auth/keychain.js')).createKeychainStore();
+  const service = deps.env.SVC_KEYCHAIN_SERVICE || undefined;
+  return (await import('../auth/keychain.js')).createKeychainStore(service ? { service } : {});
 }
 
 /** The plain-file store, when the profile opted in to it. */
