@@ -168,7 +168,7 @@ _svc_flags() {
     'profile show') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile remove') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'sandbox start') echo '--port --data-dir --seed-accounts --https --foreground -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'sandbox start') echo '--port --data-dir --seed-accounts --faults --https --foreground -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox status') echo '--data-dir -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox stop') echo '--data-dir -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox reset') echo '--data-dir --seed-accounts -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
@@ -719,7 +719,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in
-      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--if-none-match|--user|--otp|--expires|--filter-member|--port|--data-dir|--seed-accounts|--data|--data-file|--if-match) ((i++)); continue ;;
+      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--if-none-match|--user|--otp|--expires|--filter-member|--port|--data-dir|--seed-accounts|--faults|--data|--data-file|--if-match) ((i++)); continue ;;
       -*) continue ;;
     esac
     if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="${cmdpath:+$cmdpath }$word"; fi

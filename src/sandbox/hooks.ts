@@ -27,19 +27,59 @@ export interface FaultRule {
   readonly fault: Fault;
 }
 
+/** A small seeded generator (mulberry32), so a fault run can be repeated. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * What a flaky server does, for `svc sandbox start --faults RATE`: 503 with
+ * Retry-After, 429, a dropped connection, or a slow (but correct) answer.
+ */
+export function randomFault(random: () => number): Fault {
+  const r = random();
+  if (r < 0.35) return { status: 503, body: 'Service Unavailable (sandbox fault)', headers: { 'Retry-After': '1' } };
+  if (r < 0.6) return { status: 429, body: 'Too Many Requests (sandbox fault)', headers: { 'Retry-After': '0' } };
+  if (r < 0.8) return { drop: true };
+  return { delayMs: 100 + Math.floor(random() * 400) };
+}
+
 export class SandboxHooks {
   /** Requests received, oldest first, when `record` is on. */
   readonly requests: RequestRecord[] = [];
   record = false;
   private readonly rules: FaultRule[] = [];
+  /** Share of data and auth requests that fail at random (0 = none). */
+  faultRate = 0;
+  private random: () => number = seeded(1);
+
+  /** Fails this share of requests at random from now on, reproducibly for a seed. */
+  setFaultRate(rate: number, seed = 1): void {
+    this.faultRate = rate;
+    this.random = seeded(seed);
+  }
 
   /** Makes the next matching request(s) fail as described. */
   failNext(rule: FaultRule): void {
     this.rules.push({ ...rule, times: rule.times ?? 1 });
   }
 
-  /** The fault for this request, if a rule matches (consuming one use). */
+  /** The fault for this request: a rule that matches (consuming one use), else maybe a random one. */
   takeFault(method: string, url: string): Fault | undefined {
+    const ruled = this.takeRule(method, url);
+    if (ruled) return ruled;
+    if (this.faultRate > 0 && !url.startsWith('/_sandbox/') && this.random() < this.faultRate) return randomFault(this.random);
+    return undefined;
+  }
+
+  private takeRule(method: string, url: string): Fault | undefined {
     const i = this.rules.findIndex(
       (r) =>
         (r.method === undefined || r.method.toUpperCase() === method) &&

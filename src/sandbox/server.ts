@@ -39,6 +39,8 @@ export interface SandboxOptions {
   readonly now?: () => number;
   /** One line per request (method, path, status, ms), for --foreground. */
   readonly log?: (line: string) => void;
+  /** Share of data and auth requests to fail at random (see hooks.randomFault); 0 by default. */
+  readonly faultRate?: number;
 }
 
 export interface Sandbox {
@@ -83,6 +85,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const db = openDatabase(opts.dataDir === ':memory:' ? ':memory:' : join(opts.dataDir, 'sandbox.sqlite'));
   const now = opts.now ?? (() => Date.now());
   const hooks = new SandboxHooks();
+  if (opts.faultRate) hooks.setFaultRate(opts.faultRate);
   const credentials = loadCredentials(opts.dataDir);
   const seed = (instance: string): SeedResult => {
     createInstance(db, instance);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findBin, foregroundArgs } from '../../src/cli/commands/sandbox/background.js';
 import { redactLogLine } from '../../src/cli/commands/sandbox/foreground.js';
 import { resolveDataDir } from '../../src/cli/commands/sandbox/data-dir.js';
-import { parsePort, parseSeedAccounts } from '../../src/cli/commands/sandbox/options.js';
+import { parseFaults, parsePort, parseSeedAccounts } from '../../src/cli/commands/sandbox/options.js';
 import { svc } from '../helpers/deps.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,6 +30,11 @@ describe('svc sandbox options', () => {
     }
     expect(parseSeedAccounts('5')).toBe(5);
     expect(() => parseSeedAccounts('0')).toThrow("invalid number of accounts '0'; give a whole number from 1 to 1000000");
+    expect(parseFaults('0.1')).toBe(0.1);
+    expect(parseFaults('1')).toBe(1);
+    for (const bad of ['2', '-0.1', 'some', '']) {
+      expect(() => parseFaults(bad)).toThrow(`--faults takes a share of requests from 0 to 1, e.g. 0.1, not '${bad}'`);
+    }
   });
 
   it('starts the child with the same options in the foreground, from bin/svc.js', () => {
@@ -37,6 +42,7 @@ describe('svc sandbox options', () => {
       'sandbox', 'start', '--foreground', '--data-dir', '/d', '--port', '0', '--https', '--seed-accounts', '7',
     ]);
     expect(foregroundArgs({ dataDir: '/d', port: 8642, https: false })).toEqual(['sandbox', 'start', '--foreground', '--data-dir', '/d', '--port', '8642']);
+    expect(foregroundArgs({ dataDir: '/d', port: 1, https: false, faults: 0.2 })).toEqual(['sandbox', 'start', '--foreground', '--data-dir', '/d', '--port', '1', '--faults', '0.2']);
     expect(findBin(join(root, 'dist', 'chunks', 'x.js'))).toBe(join(root, 'bin', 'svc.js'));
     expect(() => findBin('/nowhere/at/all.js')).toThrow('cannot find bin/svc.js above /nowhere/at/all.js; reinstall svc');
   });

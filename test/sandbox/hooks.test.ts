@@ -60,3 +60,30 @@ describe('sandbox test hooks', () => {
     expect(r.json()).toEqual({ ok: true, instances: ['demo'] });
   });
 });
+
+describe('random faults (--faults RATE)', () => {
+  it('fail a share of requests in every way, and a retrying client still gets every answer', async () => {
+    const flaky = await startTestSandbox({ faultRate: 0.4 });
+    try {
+      const seen = new Map<string, number>();
+      for (let i = 0; i < 60; i++) {
+        const r = await request(`${flaky.instanceUrl}/api/v1/config`, { headers: { authorization: `Bearer ${flaky.token()}` } }).then(
+          async (res) => {
+            await res.body.dump();
+            return String(res.statusCode);
+          },
+          () => 'dropped',
+        );
+        seen.set(r, (seen.get(r) ?? 0) + 1);
+      }
+      expect([...seen.keys()].sort()).toEqual(['200', '429', '503', 'dropped']);
+      const { createHttpClient } = await import('../../src/http/client.js');
+      const client = createHttpClient({ instanceUrl: flaky.instanceUrl, token: flaky.token(), userAgent: 'svc/test', env: {}, retry: { retries: 10, baseMs: 1, capMs: 5 }, sleep: async () => undefined });
+      for (let i = 0; i < 40; i++) expect((await client.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
+      await client.close();
+      expect((await flaky.call('GET', '/_sandbox/health', { token: null })).status).toBe(200); // health never fails
+    } finally {
+      await flaky.close();
+    }
+  });
+});

@@ -25,6 +25,7 @@ export function foregroundArgs(opts: StartOptions): string[] {
   const args = ['sandbox', 'start', '--foreground', '--data-dir', opts.dataDir, '--port', String(opts.port)];
   if (opts.https) args.push('--https');
   if (opts.seedAccounts !== undefined) args.push('--seed-accounts', String(opts.seedAccounts));
+  if (opts.faults) args.push('--faults', String(opts.faults));
   return args;
 }
 

@@ -53,6 +53,7 @@ async function listen(opts: StartOptions, io: SandboxIo): Promise<{ sandbox: San
       port: opts.port,
       ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}),
       ...(opts.seedAccounts !== undefined ? { seedAccounts: opts.seedAccounts } : {}),
+      ...(opts.faults ? { faultRate: opts.faults } : {}),
       log: (line) => {
         if (!line.includes(' /_sandbox/health ')) io.note(redactLogLine(line));
       },

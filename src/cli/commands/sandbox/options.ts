@@ -17,6 +17,17 @@ export interface StartOptions {
   readonly https: boolean;
   /** Accounts in a newly seeded tenant; undefined: the sandbox's default. */
   readonly seedAccounts?: number | undefined;
+  /** Share of requests to fail at random (--faults). */
+  readonly faults?: number | undefined;
+}
+
+/** Parses --faults: a share of requests from 0 to 1, e.g. 0.1. */
+export function parseFaults(value: string): number {
+  const n = Number(value);
+  if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim()) || n < 0 || n > 1) {
+    throw new UsageError(`--faults takes a share of requests from 0 to 1, e.g. 0.1, not '${value}'`);
+  }
+  return n;
 }
 
 function parseInteger(value: string, what: string, min: number, max: number, fix: string): number {

@@ -7,12 +7,13 @@ import type { View } from '../../../output/view.js';
 import { createContext, emit } from '../../context.js';
 import type { Deps } from '../../deps.js';
 import type { SandboxIo } from './io.js';
-import { DEFAULT_PORT, parsePort, parseSeedAccounts } from './options.js';
+import { DEFAULT_PORT, parseFaults, parsePort, parseSeedAccounts } from './options.js';
 
 interface SandboxFlags {
   dataDir?: string;
   port?: number;
   seedAccounts?: number;
+  faults?: number;
   https?: boolean;
   foreground?: boolean;
 }
@@ -58,12 +59,13 @@ export function addSandboxCommands(program: Command, deps: Deps): void {
     .addOption(new Option('--port <n>', `port on 127.0.0.1; 0 picks a free one`).default(DEFAULT_PORT).argParser(parsePort))
     .addOption(dataDirOption())
     .addOption(new Option('--seed-accounts <n>', SEED_HELP).argParser(parseSeedAccounts))
+    .addOption(new Option('--faults <rate>', 'fail this share of requests at random (503, 429, dropped connections, slow answers), e.g. 0.1').argParser(parseFaults))
     .option('--https', 'serve HTTPS with a self-signed certificate kept in the data dir; prints the CA file to trust')
     .option('--foreground', 'run in this process, log each request to stderr, stop on Ctrl-C or SIGTERM')
     .addHelpText('after', START_HELP)
     .action(async (_opts: unknown, self: Command) => {
       await withIo(self, deps, async (io, dataDir, f) => {
-        const opts = { dataDir, port: f.port ?? DEFAULT_PORT, https: f.https === true, seedAccounts: f.seedAccounts };
+        const opts = { dataDir, port: f.port ?? DEFAULT_PORT, https: f.https === true, seedAccounts: f.seedAccounts, faults: f.faults };
         if (f.foreground) return (await import('./foreground.js')).runForeground(opts, io);
         return (await import('./background.js')).startInBackground(opts, io);
       });
