@@ -1,3 +1,5 @@
+import { createRandom } from '../util/random.js';
+
 /**
  * Test hooks, off unless asked for: a log of the requests that crossed the
  * wire, and faults for the next matching request (a status, a dropped
@@ -27,18 +29,6 @@ export interface FaultRule {
   readonly fault: Fault;
 }
 
-/** A small seeded generator (mulberry32), so a fault run can be repeated. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * What a flaky server does, for `svc sandbox start --faults RATE`: 503 with
  * Retry-After, 429, a dropped connection, or a slow (but correct) answer.
@@ -58,12 +48,12 @@ export class SandboxHooks {
   private readonly rules: FaultRule[] = [];
   /** Share of data and auth requests that fail at random (0 = none). */
   faultRate = 0;
-  private random: () => number = seeded(1);
+  private random: () => number = createRandom(1).next;
 
   /** Fails this share of requests at random from now on, reproducibly for a seed. */
   setFaultRate(rate: number, seed = 1): void {
     this.faultRate = rate;
-    this.random = seeded(seed);
+    this.random = createRandom(seed).next;
   }
 
   /** Makes the next matching request(s) fail as described. */

@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSilentServer } from '../helpers/silent-server.js';
 import { testCertificate } from '../helpers/tls.js';
 
 let s: TestSandbox;
@@ -54,23 +54,12 @@ describe('svc over an unreliable network', () => {
 });
 
 describe('a server that never answers', () => {
-  let silent: Server;
-  let port = 0;
-  const sockets: Socket[] = [];
-  beforeAll(async () => {
-    silent = createServer((sock) => sockets.push(sock));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
-    port = (silent.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    for (const sock of sockets) sock.destroy();
-    await new Promise<void>((r) => silent.close(() => r()));
-  });
+  const silent = useSilentServer();
 
   it('times out with exit 1 and says how to wait longer', async () => {
     const r = await cli(['whoami', '--timeout', '200ms', '--retries', '1'], {
       configDir: tempConfigDir(),
-      env: { SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: 'x'.repeat(40) },
+      env: { SVC_URL: `http://127.0.0.1:${silent.port()}/demo`, SVC_TOKEN: 'x'.repeat(40) },
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^svc: GET http:\/\/127\.0\.0\.1:\d+\/demo\/auth\/v1\/: no answer in time; raise --timeout or check the network\n$/);

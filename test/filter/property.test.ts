@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { families, findFamily } from '../../src/catalogue/index.js';
 import { combineFilters, compileFilter, renderFilterError } from '../../src/filter/index.js';
+import { createRandom as createSeeded } from '../../src/util/random.js';
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
+/** A seeded generator, so a failure can be replayed. */
 function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return createSeeded(seed).next;
 }
 
 const TOKENS = [

@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { createHttpClient, type HttpClientOptions } from '../../src/http/client.
 import { HttpStatusError, NetworkError } from '../../src/http/errors.js';
 import { parseInstanceUrl } from '../../src/http/urls.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSilentServer } from '../helpers/silent-server.js';
 import { testCertificate } from '../helpers/tls.js';
 
 let s: TestSandbox;
@@ -129,22 +130,10 @@ describe('the HTTP client against the sandbox', () => {
 });
 
 describe('timeouts', () => {
-  let silent: Server;
-  let port = 0;
-  const sockets: Socket[] = [];
-  beforeAll(async () => {
-    // A server that accepts connections and never answers.
-    silent = createServer((sock) => sockets.push(sock));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
-    port = (silent.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    for (const sock of sockets) sock.destroy();
-    await new Promise<void>((r) => silent.close(() => r()));
-  });
+  const silent = useSilentServer();
 
   it('gives up on a server that never answers, with exit 1 and the fix', async () => {
-    const c = createHttpClient({ instanceUrl: `http://127.0.0.1:${port}/demo`, userAgent: 'svc/test', env: {}, timeoutMs: 150, retry: { retries: 1, baseMs: 1 } });
+    const c = createHttpClient({ instanceUrl: `http://127.0.0.1:${silent.port()}/demo`, userAgent: 'svc/test', env: {}, timeoutMs: 150, retry: { retries: 1, baseMs: 1 } });
     const err = (await c.request({ method: 'GET', root: 'api', path: '/config' }).catch((e: unknown) => e)) as NetworkError;
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.exitCode).toBe(ExitCode.failure);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../helpers/csv.js';
 import { prepareInsert } from '../../src/sandbox/data/store.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, type QueryFixture } from './query-fixture.js';
@@ -17,28 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-/** Parses RFC 4180 CSV with ';' between values (quoted values may hold ';', '"' doubled and line breaks). */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ';') row.push(cell), (cell = '');
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell), out.push(row);
-      (row = []), (cell = ''), i++;
-    } else cell += ch;
-  }
-  if (cell !== '' || row.length) row.push(cell), out.push(row);
-  return out;
-}
 
 describe('query export', () => {
   it('returns CSV with a header of the selected names, quoting where needed, null as empty', async () => {
@@ -48,7 +27,7 @@ describe('query export', () => {
     expect(r.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(r.text.startsWith('ID;lastname;description;contact.city;extdata.tier\r\n')).toBe(true);
     expect(r.text).toContain('"says ""hi""; then\nleaves"');
-    expect(parseCsv(r.text)).toEqual([
+    expect(parseCsv(r.text, ';')).toEqual([
       ['ID', 'lastname', 'description', 'contact.city', 'extdata.tier'],
       [String(fx.accounts.alpha), 'Alpha GmbH', '', 'Berlin', 'gold'],
       [String(fx.accounts.delta), 'MÜNCHEN Delta', 'says "hi"; then\nleaves', '', ''],
@@ -57,9 +36,9 @@ describe('query export', () => {
 
   it('has no limit unless one is given', async () => {
     const all = await query(s, 'accounts', { export: 1, filter: { taxid: 'BULK' }, fields: ['lastname'] });
-    expect(parseCsv(all.text)).toHaveLength(BULK + 1);
+    expect(parseCsv(all.text, ';')).toHaveLength(BULK + 1);
     const page = await query(s, 'accounts', { export: true, filter: { taxid: 'BULK' }, fields: ['lastname'], limit: 2, offset: 1 });
-    expect(parseCsv(page.text)).toEqual([['lastname'], ['Bulk 1'], ['Bulk 2']]);
+    expect(parseCsv(page.text, ';')).toEqual([['lastname'], ['Bulk 1'], ['Bulk 2']]);
     const listed = await query(s, 'accounts', { filter: { taxid: 'BULK' }, fields: ['ID'] });
     expect(listed.json<unknown[]>()).toHaveLength(1000);
   });
@@ -67,7 +46,7 @@ describe('query export', () => {
   it('exports every field by default, and takes a form body', async () => {
     const r = await queryForm(s, 'accounts', `export=1&filter[ID]=${fx.accounts.epsilon}`);
     expect(r.status, r.text).toBe(200);
-    const [header, row] = parseCsv(r.text);
+    const [header, row] = parseCsv(r.text, ';');
     const record = (await query(s, 'accounts', { filter: { ID: fx.accounts.epsilon } })).json<Record<string, unknown>[]>()[0] ?? {};
     expect(header).toEqual(Object.keys(record));
     expect(row).toEqual(Object.values(record).map((v) => (v === null ? '' : String(v))));

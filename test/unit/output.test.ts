@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseCsv } from '../helpers/csv.js';
 import { resolveFormat, useColor } from '../../src/output/format.js';
 import { fitWidths, renderTable } from '../../src/output/table.js';
 import type { Column, Row } from '../../src/output/view.js';
@@ -22,25 +23,6 @@ async function render(format: 'table' | 'json' | 'ndjson' | 'csv', opts: { tty?:
   return out.text;
 }
 
-/** A small RFC 4180 reader, to prove the CSV parses back to the same values. */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\n') row.push(cell), out.push(row), (row = []), (cell = '');
-    else cell += ch;
-  }
-  return out;
-}
 
 describe('formatters', () => {
   it('writes JSON that parses back to the rows, streamed from an async source', async () => {

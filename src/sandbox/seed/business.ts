@@ -15,7 +15,7 @@ import type { Db } from '../db.js';
 import { seedItems, seedPrices, seedStock } from './catalog.js';
 import type { Identities } from './identities.js';
 import { seedContactPersons, seedParties } from './parties.js';
-import { createRandom } from './random.js';
+import { createRandom } from '../../util/random.js';
 import { seedCampaigns, seedContracts, seedTransactions } from './sales.js';
 import type { Tenant } from './tenant.js';
 import { seedActionsteps, seedAppointments, seedNotes, seedWork } from './work.js';

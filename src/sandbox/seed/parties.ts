@@ -7,7 +7,7 @@
 import {
   CITIES, COMPANY_FORMS, COMPANY_STEMS, CURRENCIES, DEPARTMENTS, DESCRIPTIONS, FIRST_NAMES, LAST_NAMES, POSITIONS, STREETS, type City,
 } from './names.js';
-import { weighted, type Random } from './random.js';
+import { weighted, type Random } from '../../util/random.js';
 import { DAY, inserter, type Party, type Tenant } from './tenant.js';
 
 /** Account types by weight: PROSPECT, CUSTOMER, SUPPLIER, CUSTOMERANDSUPPLIER, COMPETITOR, EMPLOYEE. */

@@ -5,7 +5,7 @@
 import type { Db } from '../db.js';
 import { prepareInsert } from '../data/store.js';
 import type { City } from './names.js';
-import type { Random } from './random.js';
+import type { Random } from '../../util/random.js';
 
 /** An account as the later seeders need it (kept only for tenant-sized seeds). */
 export interface Party {
