@@ -25,20 +25,24 @@ export interface CommandContext {
   readonly eol: '\n' | '\r\n';
 }
 
-/** Resolves the global options of the command being run. */
-export function createContext(cmd: Command, deps: Deps): CommandContext {
+/** The csv/tsv options (--no-header, --delimiter, --crlf), checked. */
+export function delimitedOptions(cmd: Command): Pick<CommandContext, 'header' | 'delimiter' | 'eol'> {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
   const delimiter = opts.delimiter ?? ',';
   if ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
     throw new UsageError(`--delimiter takes one character other than a quote or line break, not '${delimiter}'`);
   }
+  return { header: opts.header !== false, delimiter, eol: opts.crlf ? '\r\n' : '\n' };
+}
+
+/** Resolves the global options of the command being run. */
+export function createContext(cmd: Command, deps: Deps): CommandContext {
+  const opts = cmd.optsWithGlobals<GlobalOptions>();
   return {
     deps,
     format: resolveFormat(opts.output, deps.stdout.isTTY),
     color: useColor(deps.stdout.isTTY, deps.env, opts.color !== false),
-    header: opts.header !== false,
-    delimiter,
-    eol: opts.crlf ? '\r\n' : '\n',
+    ...delimitedOptions(cmd),
   };
 }
 

@@ -129,8 +129,9 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
     .addOption(
-      new Option('-o, --output <format>', `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise)`).argParser(
-        (v: string) => resolveFormat(v, false),
+      new Option('-o, --output <format>', `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise); for export, also the file to write`).argParser(
+        // A file path passes here (export writes it); commands that print check the format when they run.
+        (v: string) => (/[./\\]/.test(v) ? v : resolveFormat(v, false)),
       ),
     )
     .option('--no-color', 'no colour, even on a terminal (NO_COLOR works too)')

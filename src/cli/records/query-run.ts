@@ -49,7 +49,7 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
 }
 
 /** The filter from --filter (the language), --filter-json and --filter-file, all ANDed. */
-async function buildFilter(family: ResourceFamily, flags: QueryFlags, deps: Deps): Promise<Record<string, unknown> | undefined> {
+export async function buildFilter(family: ResourceFamily, flags: QueryFlags, deps: Deps): Promise<Record<string, unknown> | undefined> {
   const parts: Record<string, unknown>[] = (flags.filterJson ?? []).map((j) => jsonObject(j, '--filter-json'));
   if (flags.filterFile) {
     const text = flags.filterFile === '-' ? await readAllStdin(deps) : readFileSync(flags.filterFile, 'utf8');
@@ -66,7 +66,8 @@ async function buildFilter(family: ResourceFamily, flags: QueryFlags, deps: Deps
   return combineFilters(parts);
 }
 
-interface Plan {
+/** A query ready to send: the body, where its filter goes, and the parts --all reuses per page. */
+export interface Plan {
   readonly body: Record<string, unknown>;
   readonly filterMember: 'filter' | 'filters';
   readonly selected?: Selected[];
@@ -75,7 +76,7 @@ interface Plan {
 }
 
 /** The member filters go under: the profile's choice, else `filters` (also when no instance is set up yet). */
-async function filterMemberFor(self: Command, deps: Deps): Promise<'filter' | 'filters'> {
+export async function filterMemberFor(self: Command, deps: Deps): Promise<'filter' | 'filters'> {
   try {
     const { openProfiles } = await import('../../config/profiles.js');
     const target = resolveTarget(self.optsWithGlobals<ConnectionOptions>(), deps, await openProfiles(deps.configDir));
@@ -107,13 +108,14 @@ async function plan(self: Command, family: ResourceFamily, flags: QueryFlags, de
   return { body, filterMember, ...(selected ? { selected } : {}), ...(limit !== undefined ? { limit } : {}), ...(filter ? { filter } : {}) };
 }
 
-async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
+/** Sends one query body to the family and parses the JSON answer. */
+export async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
   const res = await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
   return res.json<T>();
 }
 
 /** Every record, page after page by ID; the ID is fetched even when --fields leaves it out. */
-async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, pageSize: number): AsyncGenerator<Row> {
+export async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, pageSize: number): AsyncGenerator<Row> {
   const fields = p.body.fields;
   const withId = Array.isArray(fields) && !fields.includes('ID') ? [...fields, 'ID'] : fields;
   const aliasOfId = withId && !Array.isArray(withId) ? Object.entries(withId as Record<string, string>).find(([, v]) => v === 'ID')?.[0] : undefined;

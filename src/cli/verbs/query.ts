@@ -6,7 +6,8 @@ import type { VerbSpec } from '../resource-command.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-function filterOptions(cmd: Command): Command {
+/** Adds the filter options query and count share (--filter, --filter-json, --filter-file, --search, --tz, --explain, --print-request). */
+export function filterOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--filter <expr>', "a filter expression, e.g. 'type = CUSTOMER and city ~* \"^ber\"' (repeatable: ANDed; see svc help filters)").argParser(collect))
     .addOption(new Option('--filter-json <json>', 'a filter as the service takes it, JSON (repeatable: ANDed)').argParser(collect))

@@ -1,0 +1,88 @@
+/**
+ * `--server-side`: the service's own CSV export (`export: true`, admins only,
+ * `;` between values) streamed from the response body to the sink as it
+ * arrives, never held whole. Not resumable: a failure removes the partial file
+ * and leaves the target untouched.
+ */
+import type { OutStream } from '../cli/deps.js';
+import { SvcError } from '../errors.js';
+import { openFileSink, removePartial, stdoutSink } from './atomic-file.js';
+import { buildManifest, writeManifest } from './manifest.js';
+import type { ExportRequest } from './plan.js';
+
+export interface ServerSideJob {
+  readonly request: ExportRequest;
+  readonly target?: string;
+  readonly manifest: boolean;
+  /** Sends the body and answers with the response body as a stream. */
+  readonly open: (body: Record<string, unknown>) => Promise<AsyncIterable<Buffer | string>>;
+  readonly stdout: OutStream;
+  readonly signal: AbortSignal;
+  readonly now: () => number;
+}
+
+/** Counts CSV records (line ends outside quotes), chunk by chunk. */
+export function createRecordCounter(): { feed(text: string): void; readonly records: number } {
+  let quoted = false;
+  let records = 0;
+  let pending = false;
+  return {
+    feed(text) {
+      for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        if (ch === 34) quoted = !quoted;
+        else if (ch === 10 && !quoted) {
+          records++;
+          pending = false;
+          continue;
+        }
+        if (ch !== 13) pending = true;
+      }
+    },
+    get records() {
+      return records + (pending ? 1 : 0);
+    },
+  };
+}
+
+/** The body of the service's export request. */
+export function serverSideBody(req: ExportRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { export: true, sort: ['+ID'] };
+  if (req.filter) body[req.filterMember] = req.filter;
+  if (req.search) body.query = req.search;
+  if (req.fields) body.fields = req.fields;
+  return body;
+}
+
+/** Streams the service's CSV export to the target (atomically) or stdout; answers rows (header excluded) and sha256. */
+export async function runServerSide(job: ServerSideJob): Promise<{ rows: number; bytes: number; sha256: string }> {
+  const startedAt = new Date(job.now()).toISOString();
+  const sink = job.target ? await openFileSink(job.target) : stdoutSink(job.stdout);
+  const counter = createRecordCounter();
+  const decoder = new TextDecoder('utf-8');
+  try {
+    const stream = await job.open(serverSideBody(job.request));
+    for await (const chunk of stream) {
+      job.signal.throwIfAborted();
+      const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      counter.feed(text);
+      await sink.write(text);
+    }
+    const rest = decoder.decode();
+    counter.feed(rest);
+    await sink.write(rest);
+    job.signal.throwIfAborted();
+    const sha256 = await sink.commit();
+    const rows = Math.max(0, counter.records - 1);
+    if (job.target && job.manifest) {
+      const endedAt = new Date(job.now()).toISOString();
+      writeManifest(job.target, buildManifest(job.target, job.request, { rows, bytes: sink.bytes, sha256, startedAt, endedAt, serverSide: true }));
+    }
+    return { rows, bytes: sink.bytes, sha256 };
+  } catch (err) {
+    await sink.close();
+    if (job.target) await removePartial(job.target);
+    if (err instanceof SvcError || !job.target) throw err;
+    throw new SvcError(`server-side export failed: ${err instanceof Error ? err.message : String(err)}; ${job.target} is untouched`);
+  }
+}

@@ -1,0 +1,223 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sandboxCli } from '../helpers/cli.js';
+import { parseCsv, seedTrickyAccounts, sha256File, tempDir } from '../export/support.js';
+
+const { sandbox, run } = sandboxCli();
+const N = 3000;
+let all: Record<string, unknown>[] = [];
+let allCsv = '';
+
+beforeAll(async () => {
+  seedTrickyAccounts(sandbox(), N);
+  const q = await run(['accounts', 'query', '--all', '-o', 'json']);
+  expect(q.code).toBe(0);
+  all = JSON.parse(q.stdout) as Record<string, unknown>[];
+  allCsv = (await run(['accounts', 'query', '--all', '-o', 'csv'])).stdout;
+}, 60_000);
+
+async function exportTo(file: string, ...args: string[]) {
+  return run(['accounts', 'export', '--output-file', file, ...args]);
+}
+
+describe('svc <family> export: formats', () => {
+  it('writes ndjson that parses back to exactly the records of query --all', async () => {
+    const file = join(tempDir(), 'a.ndjson');
+    const r = await exportTo(file, '--format', 'ndjson', '--page-size', '700');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const rows = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(rows.length).toBeGreaterThanOrEqual(N);
+    expect(rows).toEqual(all);
+  });
+
+  it('writes one valid json array, the same records', async () => {
+    const file = join(tempDir(), 'a.json');
+    expect((await exportTo(file, '--format', 'json')).code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(all);
+  });
+
+  it('writes RFC 4180 csv: the bytes of query --all -o csv, values intact', async () => {
+    const file = join(tempDir(), 'a.csv');
+    expect((await exportTo(file, '--format', 'csv', '--page-size', '333')).code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(allCsv);
+    const [header = [], ...rows] = parseCsv(text);
+    expect(rows).toHaveLength(all.length);
+    const byName = rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]])));
+    const tricky = all.filter((a) => String(a.description).includes('\n'));
+    expect(tricky.length).toBeGreaterThan(100);
+    for (const a of tricky.slice(0, 50)) {
+      expect(byName.find((r) => r.ID === String(a.ID))).toMatchObject({ lastname: a.lastname, description: a.description });
+    }
+  });
+
+  it('takes the format from the file name, and writes to stdout without a file', async () => {
+    const file = join(tempDir(), 'b.ndjson');
+    expect((await exportTo(file)).code).toBe(0);
+    const out = await run(['accounts', 'export', '--format', 'ndjson']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe(readFileSync(file, 'utf8'));
+  });
+
+  it('exports selected fields with an alias, the ID fetched for paging but not written', async () => {
+    const file = join(tempDir(), 'f.csv');
+    const r = await exportTo(file, '--format', 'csv', '--fields', 'lastname,kind=type', '--filter', 'type = 1', '--page-size', '100');
+    expect(r.code).toBe(0);
+    const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
+    expect(header).toEqual(['lastname', 'kind']);
+    expect(rows).toHaveLength(all.filter((a) => a.type === 1).length);
+    expect(rows.every((row) => row[1] === '1')).toBe(true);
+  });
+});
+
+describe('svc <family> export: parallel and sharded', () => {
+  it('gives the same bytes with --concurrency 4 as with 1', async () => {
+    const dir = tempDir();
+    expect((await exportTo(join(dir, 'one.csv'), '--format', 'csv', '--page-size', '250')).code).toBe(0);
+    expect((await exportTo(join(dir, 'four.csv'), '--format', 'csv', '--page-size', '250', '--concurrency', '4')).code).toBe(0);
+    expect(sha256File(join(dir, 'four.csv'))).toBe(sha256File(join(dir, 'one.csv')));
+  });
+
+  it.each(['csv', 'ndjson'])('writes %s shards that concatenate to the full export', async (format) => {
+    const dir = tempDir();
+    expect((await exportTo(join(dir, `full.${format}`), '--format', format)).code).toBe(0);
+    const parts: string[] = [];
+    for (const k of [1, 2, 3]) {
+      const part = join(dir, `part-${k}.${format}`);
+      const r = await exportTo(part, '--format', format, '--shard', `${k}/3`, '--concurrency', '2', '--page-size', '400');
+      expect(r.code).toBe(0);
+      parts.push(readFileSync(part, 'utf8'));
+    }
+    expect(parts.every((p) => p.length > 0)).toBe(true);
+    expect(parts.join('')).toBe(readFileSync(join(dir, `full.${format}`), 'utf8'));
+  });
+
+  it('refuses json shards and bad shard specs (exit 2, nothing sent)', async () => {
+    expect((await run(['accounts', 'export', '--format', 'json', '--shard', '1/2'])).stderr).toMatch(/--shard cannot write json/);
+    const r = await run(['accounts', 'export', '--format', 'csv', '--shard', '3/2']);
+    expect(r.code).toBe(2);
+    expect(sandbox().sandbox.hooks.requests).toHaveLength(0);
+  });
+});
+
+describe('svc <family> export: files', () => {
+  it('writes a manifest with rows, sha256, filter, fields, times and version', async () => {
+    const file = join(tempDir(), 'm.csv');
+    const r = await exportTo(file, '--format', 'csv', '--filter', 'type = 2', '--fields', 'ID,lastname', '--manifest');
+    expect(r.code).toBe(0);
+    const m = JSON.parse(readFileSync(`${file}.manifest.json`, 'utf8')) as Record<string, unknown>;
+    expect(m).toMatchObject({
+      file,
+      family: 'accounts',
+      format: 'csv',
+      rows: all.filter((a) => a.type === 2).length,
+      sha256: sha256File(file),
+      bytes: readFileSync(file).length,
+      fields: ['ID', 'lastname'],
+      filter: { type: 2 },
+      shard: null,
+    });
+    expect(Date.parse(String(m.endedAt))).toBeGreaterThanOrEqual(Date.parse(String(m.startedAt)));
+    expect(m.svcVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(existsSync(`${file}.svc-checkpoint.json`)).toBe(false);
+    expect(existsSync(`${file}.svc-partial`)).toBe(false);
+  });
+
+  it('leaves an existing target untouched when the run fails, keeps the checkpoint, and --resume completes it byte-identically', async () => {
+    const dir = tempDir();
+    const reference = join(dir, 'ref.ndjson');
+    expect((await exportTo(reference, '--format', 'ndjson', '--page-size', '200')).code).toBe(0);
+    const file = join(dir, 'nightly.ndjson');
+    writeFileSync(file, 'yesterday\n');
+    const s = sandbox();
+    const { onRequest } = await import('../export/support.js');
+    const stop = onRequest(s, '/api/v1/accounts', (n) => {
+      if (n === 6) s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500, body: 'boom' }, times: 1000 });
+    });
+    const failed = await exportTo(file, '--format', 'ndjson', '--page-size', '200');
+    stop();
+    s.sandbox.hooks.reset();
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/failed with 500.*--resume/);
+    expect(readFileSync(file, 'utf8')).toBe('yesterday\n');
+    const ck = JSON.parse(readFileSync(`${file}.svc-checkpoint.json`, 'utf8')) as { rows: number };
+    // Six pages were answered (a fault set at the sixth request hits the seventh).
+    expect(ck.rows).toBe(1200);
+    const resumed = await exportTo(file, '--format', 'ndjson', '--page-size', '200', '--resume');
+    expect(resumed).toMatchObject({ code: 0, stderr: '' });
+    expect(sha256File(file)).toBe(sha256File(reference));
+    expect(existsSync(`${file}.svc-checkpoint.json`)).toBe(false);
+  });
+
+  it('refuses a checkpoint made by a different request', async () => {
+    const file = join(tempDir(), 'x.csv');
+    const s = sandbox();
+    s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500 }, times: 1000 });
+    expect((await exportTo(file, '--format', 'csv', '--filter', 'type = 1')).code).toBe(1);
+    s.sandbox.hooks.reset();
+    const other = await exportTo(file, '--format', 'csv', '--filter', 'type = 2', '--resume');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/checkpoint .*x\.csv\.svc-checkpoint\.json belongs to a different export/);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('asks a failing page again with half the records each time, never skipping it', async () => {
+    const s = sandbox();
+    s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500, body: 'page too large' }, times: 3 });
+    const r = await run(['accounts', 'export', '--format', 'ndjson', '--page-size', '800']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/asking again with 100 records a page/);
+    // Faulted requests are not recorded: 800, 400 and 200 failed; 100 worked, and after four pages it grows again.
+    const limits = s.sandbox.hooks.requests.map((q) => (q.body as { limit?: number }).limit);
+    expect(limits.slice(0, 6)).toEqual([100, 100, 100, 100, 200, 200]);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(all);
+  });
+});
+
+describe('svc <family> export --server-side', () => {
+  it("streams the service's own ';' csv to the file, with a manifest", async () => {
+    const file = join(tempDir(), 'server.csv');
+    const r = await exportTo(file, '--server-side', '--format', 'csv', '--fields', 'ID,lastname,description', '--manifest');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const rows = parseCsv(readFileSync(file, 'utf8'), ';');
+    expect(rows[0]).toEqual(['ID', 'lastname', 'description']);
+    expect(rows.slice(1).map((row) => row[1])).toEqual(all.map((a) => a.lastname));
+    const m = JSON.parse(readFileSync(`${file}.manifest.json`, 'utf8')) as Record<string, unknown>;
+    expect(m).toMatchObject({ rows: all.length, sha256: sha256File(file), serverSide: true });
+  });
+
+  it('is refused for a non-admin (exit 4), the target untouched', async () => {
+    const file = join(tempDir(), 'server.csv');
+    writeFileSync(file, 'old\n');
+    const r = await run(['accounts', 'export', '--server-side', '--format', 'csv', '--output-file', file], { user: 'reader' });
+    expect(r.code).toBe(4);
+    expect(readFileSync(file, 'utf8')).toBe('old\n');
+    expect(existsSync(`${file}.svc-partial`)).toBe(false);
+  });
+});
+
+describe('export --output FILE', () => {
+  it('takes the file from the global --output when it is a path, as the issue spells it', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startTestSandbox } = await import('../helpers/sandbox.js');
+    const { cli, tempConfigDir } = await import('../helpers/cli.js');
+    const s = await startTestSandbox();
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-export-')), 'users.csv');
+      const env = { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token() };
+      const r = await cli(['users', 'export', '--fields', 'name', '--output', file], { configDir: tempConfigDir(), env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(file, 'utf8')).toBe('name\ndemo\nreader\nfield\nsecure\nstaff\n');
+      const twice = await cli(['users', 'export', '--output', file, '--output-file', file], { configDir: tempConfigDir(), env });
+      expect(twice.code).toBe(2);
+      const notAFormat = await cli(['users', 'query', '--output', 'users.csv'], { configDir: tempConfigDir(), env });
+      expect(notAFormat).toMatchObject({ code: 2, stdout: '' });
+      expect(notAFormat.stderr).toBe("svc: unknown output format 'users.csv' (choose table, json, ndjson, csv, tsv)\n");
+    } finally {
+      await s.close();
+    }
+  });
+});

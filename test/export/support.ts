@@ -1,0 +1,88 @@
+/**
+ * Shared by the export tests: tricky accounts inserted straight into the
+ * sandbox database, a small RFC 4180 reader, sha256 of files, and a trigger
+ * that runs code when the sandbox receives its n-th matching request.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareInsert } from '../../src/sandbox/data/store.js';
+import { table } from '../../src/sandbox/schema.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+const NAMES = ['Plain', 'Quote "inside"', 'Comma, and; semicolon', 'Tab\there', 'Ümlaut Straße', '日本語 😀', "Apostrophe's"];
+
+/** Inserts `n` accounts whose names and descriptions hold quotes, separators, line breaks and unicode; answers their IDs. */
+export function seedTrickyAccounts(s: TestSandbox, n: number): number[] {
+  const insert = prepareInsert(s.sandbox.db, 'demo', 'accounts', ['lastname', 'currency', 'type', 'description']);
+  const ids: number[] = [];
+  s.sandbox.db.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      const name = `${NAMES[i % NAMES.length]} ${i}`;
+      const description = i % 3 === 0 ? `line one\nline "two", ${i}\r\nthree; ü` : `note ${i}`;
+      ids.push(insert([name, 'EUR', i % 6, description]));
+    }
+  })();
+  return ids;
+}
+
+/** Deletes an account straight from the database (no dependants in these tests). */
+export function deleteAccount(s: TestSandbox, id: number): void {
+  s.sandbox.db.prepare(`DELETE FROM ${table('demo', 'accounts')} WHERE ID = ?`).run(id);
+}
+
+/** A fresh temporary directory. */
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'svc-export-'));
+}
+
+/** sha256 of a file's bytes. */
+export function sha256File(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Parses RFC 4180 CSV (quoted fields, doubled quotes, line breaks inside quotes). */
+export function parseCsv(text: string, delimiter = ','): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === delimiter) row.push(field), (field = '');
+    else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) {
+      if (ch === '\r') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/**
+ * Calls `fn` when the sandbox records its `n`-th request whose URL contains
+ * `path` (1-based, counted from now; faulted requests are not recorded), so a
+ * fault set there hits the next request. Needs hooks.record on. Answers a
+ * function that stops counting.
+ */
+export function onRequest(s: TestSandbox, path: string, fn: (n: number) => void): () => void {
+  const requests = s.sandbox.hooks.requests;
+  const push = requests.push.bind(requests);
+  let n = 0;
+  requests.push = (...items) => {
+    for (const r of items) if (r.url.includes(path)) fn(++n);
+    return push(...items);
+  };
+  return () => {
+    requests.push = push;
+  };
+}
