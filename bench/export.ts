@@ -1,0 +1,285 @@
+// Export benchmark: for each size (default 100k, then 1M accounts) seeds a
+// sandbox in a worker thread (temporary data dir, a real file) and measures,
+// in the same run, how fast every account reaches a file:
+//   - svc export to CSV, default concurrency and --concurrency 4 (a spawned
+//     `node bin/svc.js`; `accounts query --all -o csv` stands in while the
+//     export verb does not exist, and the output says so);
+//   - a baseline client doing the obvious thing: sequential offset pages of
+//     1000 with plain undici requests, the JSON bodies written to a file;
+//   - the sandbox's raw serving time for the same pages: its query handler
+//     called in-process in the worker (keyset pages of 1000, serialized).
+// Peak RSS of each spawned client comes from process.resourceUsage().maxRSS,
+// written at exit by a preloaded module. Stops by itself, removes temp dirs.
+//
+//   npm run bench:export              # 100000,1000000
+//   tsx bench/export.ts --sizes 100000 --run-timeout 120
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { findFamily } from '../src/catalogue/index.js';
+import { sessionFromToken } from '../src/sandbox/auth/session.js';
+import { issueToken } from '../src/sandbox/auth/tokens.js';
+import { runQuery } from '../src/sandbox/data/query/index.js';
+import { startSandbox } from '../src/sandbox/server.js';
+
+const PAGE = 1000;
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+interface Ready {
+  readonly instanceUrl: string;
+  readonly token: string;
+  readonly seedMs: number;
+  readonly rows: number;
+}
+
+interface Raw {
+  readonly ms: number;
+  readonly rows: number;
+}
+
+/** Worker side: seed, answer `raw` with the in-process serving time of every keyset page, close on `close`. */
+async function serve(dataDir: string, accounts: number): Promise<void> {
+  const t0 = performance.now();
+  const sandbox = await startSandbox({ dataDir, port: 0, seedAccounts: accounts });
+  const seedMs = performance.now() - t0;
+  const creds = sandbox.credentials.demo;
+  const user = creds?.users.find((u) => u.name === 'demo');
+  const app = creds?.applications.find((a) => a.identifier === 'svc-cli');
+  const family = findFamily('accounts');
+  if (!user || !app || !family) throw new Error('the demo instance has no demo user, svc-cli application or accounts');
+  const ctx = { db: sandbox.db, instance: 'demo', now: () => Date.now() };
+  const { token } = issueToken(ctx, { user: user.id, application: app.id, identifier: 'bench-export' });
+  const session = sessionFromToken(ctx, token);
+  if (!session) throw new Error('the bench token has no session');
+  const count = (runQuery(ctx, session, family, { count: true }).json as { count: number }).count;
+  parentPort?.postMessage({ instanceUrl: sandbox.instanceUrl('demo'), token, seedMs, rows: count } satisfies Ready);
+  parentPort?.on('message', (m: string) => {
+    if (m === 'close') void sandbox.close().then(() => parentPort?.postMessage('closed'));
+    if (m !== 'raw') return;
+    let rows = 0;
+    let last = 0;
+    const started = performance.now();
+    for (;;) {
+      const reply = runQuery(ctx, session, family, { filters: { ID: { '>': last } }, sort: ['+ID'], limit: PAGE });
+      const page = reply.json as { ID: number }[];
+      JSON.stringify(page); // the server serializes every answer: part of serving
+      rows += page.length;
+      last = page.at(-1)?.ID ?? last;
+      if (page.length < PAGE) break;
+    }
+    parentPort?.postMessage({ ms: performance.now() - started, rows } satisfies Raw);
+  });
+}
+
+/** The preloaded module that reports a client's peak RSS (KiB) to BENCH_RSS_FILE at exit. */
+const RSS_REPORTER = `import { writeFileSync } from 'node:fs';
+process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));
+`;
+
+/** The baseline client: sequential offset pages with plain undici requests, JSON bodies to a file. */
+const baselineClient = (undici: string): string => `import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { request } from ${JSON.stringify(undici)};
+const [url, token, out, size] = process.argv.slice(2);
+const file = createWriteStream(out);
+const headers = { authorization: 'Bearer ' + token, 'content-type': 'application/json' };
+for (let offset = 0; ; offset += Number(size)) {
+  const res = await request(url, { method: 'POST', headers, body: JSON.stringify({ sort: ['+ID'], limit: Number(size), offset }) });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error('page at offset ' + offset + ': ' + res.statusCode + ' ' + text.slice(0, 200));
+  if (!file.write(text + '\\n')) await once(file, 'drain');
+  if (JSON.parse(text).length < Number(size)) break;
+}
+file.end();
+await once(file, 'finish');
+`;
+
+interface Run {
+  readonly name: string;
+  readonly seconds: number;
+  readonly rssMb: number;
+  readonly bytes: number;
+  readonly records: number;
+  readonly note: string;
+}
+
+interface Client {
+  readonly name: string;
+  readonly argv: readonly string[];
+  /** Where stdout goes: the output file (stand-in) or nowhere. */
+  readonly stdoutToFile: boolean;
+  readonly kind: 'csv' | 'json-pages';
+  readonly note: string;
+}
+
+/** Records in the output: CSV rows after the header (newlines inside quotes do not count), or the elements of JSON pages, one page a line. */
+async function countRecords(file: string, kind: Client['kind']): Promise<number> {
+  if (kind === 'json-pages') {
+    let n = 0;
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (line) n += (JSON.parse(line) as unknown[]).length;
+    return n;
+  }
+  let n = 0;
+  let quoted = false;
+  for await (const chunk of createReadStream(file)) {
+    for (const byte of chunk as Buffer) {
+      if (byte === 34) quoted = !quoted;
+      else if (byte === 10 && !quoted) n++;
+    }
+  }
+  return Math.max(0, n - 1);
+}
+
+/** Spawns one client through the RSS reporter, with a time limit; its wall time, peak RSS and output size. */
+async function runClient(dir: string, c: Client, out: string, env: NodeJS.ProcessEnv, limitS: number): Promise<Run> {
+  const rssFile = join(dir, 'rss');
+  rmSync(rssFile, { force: true });
+  const fd = c.stdoutToFile ? openSync(out, 'w') : 'ignore';
+  const argv = ['--import', pathToFileURL(join(dir, 'rss.mjs')).href, ...c.argv];
+  const started = performance.now();
+  const child = spawn(process.execPath, argv, { cwd: root, env: { ...env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', fd, 'pipe'], timeout: limitS * 1000 });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (status) => resolve(status)));
+  const seconds = (performance.now() - started) / 1000;
+  if (typeof fd === 'number') closeSync(fd);
+  const failed = code !== 0 ? `FAILED (exit ${code ?? `killed after ${limitS} s`}): ${stderr.trim().split('\n').at(-1) ?? ''}` : '';
+  const rssKb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : Number.NaN;
+  const bytes = statSync(out, { throwIfNoEntry: false })?.size ?? 0;
+  const records = bytes ? await countRecords(out, c.kind) : 0;
+  rmSync(out, { force: true });
+  return { name: c.name, seconds, rssMb: rssKb / 1024, bytes, records, note: failed || c.note };
+}
+
+/**
+ * The svc clients: the export verb when the build has it (its help names the
+ * output flag: --output-file, else --output), else query --all as a stand-in.
+ */
+function svcClients(out: string): Client[] {
+  const probe = spawnSync(process.execPath, ['bin/svc.js', 'accounts', 'export', '--help'], { cwd: root, encoding: 'utf8' });
+  if (probe.status === 0) {
+    const help = probe.stdout;
+    const outFlag = help.includes('--output-file') ? '--output-file' : '--output';
+    const base = ['bin/svc.js', 'accounts', 'export', '--format', 'csv', outFlag, out, ...(help.includes('--quiet') ? ['--quiet'] : [])];
+    return [
+      { name: 'svc export csv', argv: base, stdoutToFile: false, kind: 'csv', note: 'default concurrency' },
+      { name: 'svc export csv -c 4', argv: [...base, '--concurrency', '4'], stdoutToFile: false, kind: 'csv', note: '--concurrency 4' },
+    ];
+  }
+  const note = 'STAND-IN: accounts query --all -o csv (no export verb in this build)';
+  return [{ name: 'svc query --all csv', argv: ['bin/svc.js', 'accounts', 'query', '--all', '-o', 'csv'], stdoutToFile: true, kind: 'csv', note }];
+}
+
+function startWorker(dataDir: string, accounts: number): Worker {
+  // The worker runs this same TypeScript file, so it registers tsx's loader first.
+  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  return new Worker(boot, { eval: true, workerData: { dataDir, accounts } });
+}
+
+const ask = <T>(worker: Worker, message?: string): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    worker.once('message', (m: T) => resolve(m));
+    worker.once('error', reject);
+    if (message) worker.postMessage(message);
+  });
+
+/** One size: seed, then raw, baseline and svc runs against the same sandbox. */
+async function measureSize(size: number, limitS: number): Promise<{ ready: Ready; raw: Raw; runs: Run[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
+  mkdirSync(join(dir, 'data'));
+  const worker = startWorker(join(dir, 'data'), size);
+  try {
+    const ready = await ask<Ready>(worker);
+    writeFileSync(join(dir, 'rss.mjs'), RSS_REPORTER);
+    writeFileSync(join(dir, 'baseline.mjs'), baselineClient(import.meta.resolve('undici')));
+    const raw = await ask<Raw>(worker, 'raw');
+    const out = join(dir, 'out');
+    const env = { ...process.env, SVC_URL: ready.instanceUrl, SVC_TOKEN: ready.token, SVC_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+    const baseline: Client = {
+      name: 'baseline offset pages',
+      argv: [join(dir, 'baseline.mjs'), `${ready.instanceUrl}/api/v1/accounts`, ready.token, out, String(PAGE)],
+      stdoutToFile: false,
+      kind: 'json-pages',
+      note: 'sequential, offset, JSON bodies',
+    };
+    const runs: Run[] = [];
+    for (const c of [baseline, ...svcClients(out)]) runs.push(await runClient(dir, c, out, env, limitS));
+    return { ready, raw, runs };
+  } finally {
+    const closed = new Promise<void>((resolve) => worker.on('message', (m) => m === 'closed' && resolve()));
+    worker.postMessage('close');
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
+    await worker.terminate();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: readonly string[]): string => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join('  ');
+  console.log(line(header).trimEnd());
+  for (const r of rows) console.log(line(r).trimEnd());
+}
+
+function report(size: number, m: { ready: Ready; raw: Raw; runs: Run[] }): void {
+  const { ready, raw, runs } = m;
+  console.log(`\n${size.toLocaleString('en-US')} accounts seeded (${ready.rows.toLocaleString('en-US')} visible) in ${(ready.seedMs / 1000).toFixed(1)} s`);
+  const base = runs[0];
+  const rows = runs.map((r) => {
+    const perS = ready.rows / r.seconds;
+    return [r.name, r.seconds.toFixed(2), perS.toFixed(0), r.rssMb.toFixed(0), (r.bytes / 2 ** 20).toFixed(0), String(r.records),
+      base ? `${(base.seconds / r.seconds).toFixed(2)}x` : '', `${(r.seconds / (raw.ms / 1000)).toFixed(2)}x`, r.note];
+  });
+  rows.push(['raw serving (in-process)', (raw.ms / 1000).toFixed(2), (raw.rows / (raw.ms / 1000)).toFixed(0), '-', '-', String(raw.rows), '', '1.00x', 'keyset pages of 1000, handler + JSON']);
+  printTable(['measurement', 'seconds', 'rows/s', 'peak RSS MB', 'out MiB', 'records', 'speed vs baseline', 'time vs raw', ''], rows);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100000,1000000' }, 'run-timeout': { type: 'string', default: '600' } } });
+  const sizes = (values.sizes ?? '').split(',').map(Number).filter((n) => n > 0);
+  const limitS = Number(values['run-timeout']);
+  console.log(`export benchmark, node ${process.version}, sandbox in a worker thread, loopback HTTP, each client a spawned node process`);
+  const bySize = new Map<number, { raw: Raw; runs: Run[] }>();
+  for (const size of sizes) {
+    const m = await measureSize(size, limitS);
+    report(size, m);
+    bySize.set(size, m);
+  }
+  verdicts(bySize);
+}
+
+/** The targets, judged on the largest size (speed) and across sizes (memory): ok or MISSED. */
+function verdicts(bySize: ReadonlyMap<number, { raw: Raw; runs: Run[] }>): void {
+  const sizes = [...bySize.keys()].sort((a, b) => a - b);
+  const largest = bySize.get(sizes.at(-1) ?? 0);
+  const smallest = bySize.get(sizes[0] ?? 0);
+  if (!largest || !smallest) return;
+  const svc = (runs: readonly Run[]): Run[] => runs.filter((r) => r.name.startsWith('svc'));
+  const best = svc(largest.runs).reduce<Run | undefined>((a, r) => (!a || r.seconds < a.seconds ? r : a), undefined);
+  const base = largest.runs[0];
+  if (!best || !base) return;
+  const mark = (ok: boolean): string => (ok ? 'ok' : 'MISSED');
+  const speed = base.seconds / best.seconds;
+  const raw = best.seconds / (largest.raw.ms / 1000);
+  const peak = Math.max(...[...bySize.values()].flatMap((m) => svc(m.runs).map((r) => r.rssMb)));
+  const grow = Math.max(...svc(largest.runs).map((r) => r.rssMb)) - Math.max(...svc(smallest.runs).map((r) => r.rssMb));
+  const at = `${(sizes.at(-1) ?? 0).toLocaleString('en-US')} rows`;
+  console.log(`\ntargets (judged at ${at}, fastest svc run: ${best.name}):`);
+  console.log(`  >= 1.5x baseline rows/s:      ${speed.toFixed(2)}x  ${mark(speed >= 1.5)}`);
+  console.log(`  <= 1.3x raw serving time:     ${raw.toFixed(2)}x  ${mark(raw <= 1.3)}`);
+  console.log(`  peak RSS < 150 MB:            ${peak.toFixed(0)} MB  ${mark(peak < 150)}`);
+  console.log(`  RSS growth smallest→largest:  ${grow >= 0 ? '+' : ''}${grow.toFixed(0)} MB  ${sizes.length < 2 ? '(one size only)' : mark(grow <= 15)}`);
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  const data = workerData as { dataDir: string; accounts: number };
+  await serve(data.dataDir, data.accounts);
+}
