@@ -155,15 +155,22 @@ async function noticeTruncation(conn: Connection, family: ResourceFamily, p: Pla
   }
 }
 
+/**
+ * --print-request and --explain: shows the request body (or just its filter)
+ * and tells the caller to send nothing. True when it did.
+ */
+export async function showRequestInstead(self: Command, deps: Deps, flags: QueryFlags, p: Plan): Promise<boolean> {
+  if (!flags.printRequest && !flags.explain) return false;
+  const shown = flags.explain ? (p.filter ?? {}) : p.body;
+  await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
+  return true;
+}
+
 /** `svc <family> query`. */
 export async function runQuery(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
   const ctx = createContext(self, deps);
   const p = await plan(self, family, flags, deps, ctx, false);
-  if (flags.printRequest || flags.explain) {
-    const shown = flags.explain ? (p.filter ?? {}) : p.body;
-    await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
-    return;
-  }
+  if (await showRequestInstead(self, deps, flags, p)) return;
   const conn = await connect(self, deps, { token: true });
   try {
     if (flags.all) {
@@ -183,10 +190,7 @@ export async function runQuery(self: Command, deps: Deps, family: ResourceFamily
 export async function runCount(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
   const ctx = createContext(self, deps);
   const p = await plan(self, family, flags, deps, ctx, true);
-  if (flags.printRequest || flags.explain) {
-    await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(flags.explain ? (p.filter ?? {}) : p.body, null, 2)}\n` }));
-    return;
-  }
+  if (await showRequestInstead(self, deps, flags, p)) return;
   const conn = await connect(self, deps, { token: true });
   try {
     const { count } = await post<{ count: number }>(conn, family, p.body);

@@ -15,7 +15,7 @@ import { createContext, emit, type CommandContext } from '../context.js';
 import type { Deps } from '../deps.js';
 import { displayText } from './columns.js';
 import { parseCount, queryBody } from './query-body.js';
-import { allPages, buildFilter, filterMemberFor, type Plan, type QueryFlags } from './query-run.js';
+import { allPages, buildFilter, filterMemberFor, type Plan, type QueryFlags, showRequestInstead } from './query-run.js';
 
 /** The options of `sum`: query's filter options, --by and --page-size. */
 export type SumFlags = Pick<QueryFlags, 'filter' | 'filterJson' | 'filterFile' | 'search' | 'tz' | 'explain' | 'printRequest' | 'pageSize'> & {
@@ -137,11 +137,7 @@ export async function runSum(self: Command, deps: Deps, family: ResourceFamily, 
   const pageSize = flags.pageSize ? parseCount('--page-size', flags.pageSize, 1, 10000) : 1000;
   const fields = [...new Set(['ID', field.name, ...(by ? [by.name] : [])])];
   const p = await plan(self, deps, family, fields, flags);
-  if (flags.printRequest || flags.explain) {
-    const shown = flags.explain ? (p.filter ?? {}) : p.body;
-    await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
-    return;
-  }
+  if (await showRequestInstead(self, deps, flags, p)) return;
   const conn = await connect(self, deps, { token: true });
   try {
     const groups = await tally(allPages(conn, family, p, pageSize), field.name, by?.name);
