@@ -1,12 +1,12 @@
 /**
- * Records to bytes, a page at a time: CSV (RFC 4180 by csv-stringify, the
+ * Records to bytes, a page at a time: CSV (RFC 4180, the
  * header of column names, null empty, nested values as JSON text), NDJSON
  * (one compact object a line) or JSON (one array, one record a line). The
  * text of a page depends only on the rows written before it, so a resumed
  * export writes the same bytes as an uninterrupted one.
  */
-import { stringify } from 'csv-stringify/sync';
 import { toCell } from '../output/cells.js';
+import { csvLine } from '../output/csv.js';
 import type { Row } from '../output/view.js';
 import type { ExportRequest } from './plan.js';
 
@@ -20,11 +20,11 @@ export interface Encoder {
 }
 
 function csvEncoder(req: ExportRequest): Encoder {
-  const options = { delimiter: req.csv.delimiter, record_delimiter: req.csv.eol === '\r\n' ? 'windows' : 'unix' } as const;
+  const { delimiter, eol } = req.csv;
   const firstShard = !req.shard || req.shard.index === 1;
   return {
-    head: () => (req.csv.header && firstShard ? stringify([[...req.columns]], options) : ''),
-    page: (rows) => stringify(rows.map((row) => req.columns.map((c) => toCell(row[c]))), options),
+    head: () => (req.csv.header && firstShard ? csvLine(req.columns, delimiter, eol) : ''),
+    page: (rows) => rows.map((row) => csvLine(req.columns.map((c) => toCell(row[c])), delimiter, eol)).join(''),
     tail: () => '',
   };
 }

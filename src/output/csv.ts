@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import type { OutStream } from '../cli/deps.js';
 import { cellText } from './cells.js';
 import type { Column, Row } from './view.js';
@@ -13,9 +12,26 @@ export interface DelimitedOptions {
 }
 
 /**
- * Streams rows as RFC 4180 CSV (csv-stringify): a header line of the column
- * names, fields quoted where needed, null as an empty field, nested values as
- * JSON text.
+ * One RFC 4180 record: a field is quoted when it holds the quote, the
+ * delimiter or a line break, and quotes inside are doubled. The same bytes as
+ * csv-stringify with its defaults (a test compares them on random text), at a
+ * fraction of the cost, which matters for million-row exports.
+ */
+export function csvLine(values: readonly string[], delimiter = ',', eol = '\n'): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] ?? '';
+    if (i > 0) line += delimiter;
+    if (v.includes('"')) line += `"${v.replaceAll('"', '""')}"`;
+    else if (v.includes(delimiter) || v.includes('\n') || v.includes('\r')) line += `"${v}"`;
+    else line += v;
+  }
+  return line + eol;
+}
+
+/**
+ * Streams rows as RFC 4180 CSV: a header line of the column names, fields
+ * quoted where needed, null as an empty field, nested values as JSON text.
  */
 export async function writeCsvRows(
   out: OutStream,
@@ -23,9 +39,10 @@ export async function writeCsvRows(
   rows: Iterable<Row> | AsyncIterable<Row>,
   opts: DelimitedOptions = {},
 ): Promise<void> {
-  const options = { delimiter: opts.delimiter ?? ',', record_delimiter: opts.eol === '\r\n' ? 'windows' : 'unix' } as const;
-  if (opts.header !== false) out.write(stringify([columns.map((c) => c.header ?? c.key)], options));
-  for await (const row of rows) out.write(stringify([columns.map((c) => cellText(row, c))], options));
+  const delimiter = opts.delimiter ?? ',';
+  const eol = opts.eol ?? '\n';
+  if (opts.header !== false) out.write(csvLine(columns.map((c) => c.header ?? c.key), delimiter, eol));
+  for await (const row of rows) out.write(csvLine(columns.map((c) => cellText(row, c)), delimiter, eol));
 }
 
 /** Escapes a TSV field: backslash, tab, CR and LF become \\, \t, \r, \n (the PostgreSQL text convention). */
