@@ -43,8 +43,6 @@ export interface Connection {
   readonly token?: ResolvedToken;
   readonly keychainProblem?: string;
   readonly client: HttpClient;
-  /** Secrets a message must never show (the token). */
-  readonly secrets: readonly string[];
 }
 
 /** Finds the instance from flags, environment and the current profile. */
@@ -131,6 +129,5 @@ export async function connect(cmd: Command, deps: Deps, needs: { token: boolean 
     client,
     ...(chain.token ? { token: chain.token } : {}),
     ...(chain.keychainProblem ? { keychainProblem: chain.keychainProblem } : {}),
-    secrets: chain.token ? [chain.token.token] : [],
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Keeps secrets out of logs and messages: the Authorization header, secret
- * query parameters, and any known secret value wherever it appears.
+ * Keeps secrets out of logs and messages: the Authorization header and
+ * secret query parameters.
  */
 
 const SECRET_PARAMS = /^(token|access_token|refresh_token|password|appsecret|client_secret|code|otp)$/i;
@@ -26,11 +26,4 @@ export function redactHeaders(headers: Readonly<Record<string, string>>): string
     const scheme = /^(\w+)\s/.exec(v)?.[1];
     return `${k}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
   });
-}
-
-/** Replaces every occurrence of the given secret values in a text. */
-export function redactValues(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join(REDACTED);
-  return out;
 }

@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import type { ExportFormat, ExportRequest } from '../../export/plan.js';
+import { exportFormats, type ExportFormat, type ExportRequest } from '../../export/plan.js';
 import type { Row } from '../../output/view.js';
 import { connect, type Connection } from '../connection.js';
 import { delimitedOptions } from '../context.js';
@@ -30,7 +30,6 @@ export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'filterJson' | 
   quiet?: boolean;
 }
 
-const FORMATS: readonly ExportFormat[] = ['csv', 'ndjson', 'json'];
 const BY_EXTENSION: Readonly<Record<string, ExportFormat>> = { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json' };
 
 /**
@@ -39,7 +38,7 @@ const BY_EXTENSION: Readonly<Record<string, ExportFormat>> = { '.csv': 'csv', '.
  */
 function withGlobalOutput(self: Command, flags: ExportFlags): ExportFlags {
   const output = self.optsWithGlobals<{ output?: string }>().output;
-  if (output === undefined || FORMATS.some((f) => f === output)) return flags;
+  if (output === undefined || exportFormats.some((f) => f === output)) return flags;
   if (flags.outputFile !== undefined) throw new UsageError(`give the file once: --output ${output} and --output-file ${flags.outputFile}`);
   return { ...flags, outputFile: output };
 }
@@ -47,8 +46,8 @@ function withGlobalOutput(self: Command, flags: ExportFlags): ExportFlags {
 /** --format, else the global -o when it names an export format, else the file's extension. */
 function formatOf(self: Command, flags: ExportFlags): ExportFormat {
   const global = self.optsWithGlobals<{ output?: string }>().output;
-  const asked = flags.format ?? (FORMATS.some((f) => f === global) ? global : undefined);
-  const found = FORMATS.find((f) => f === asked);
+  const asked = flags.format ?? (exportFormats.some((f) => f === global) ? global : undefined);
+  const found = exportFormats.find((f) => f === asked);
   if (found) return found;
   if (asked !== undefined && flags.format !== undefined) throw new UsageError(`unknown export format '${asked}'; choose csv, ndjson or json`);
   const byName = flags.outputFile ? BY_EXTENSION[extname(flags.outputFile).toLowerCase()] : undefined;
