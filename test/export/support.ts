@@ -42,31 +42,7 @@ export function sha256File(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** Parses RFC 4180 CSV (quoted fields, doubled quotes, line breaks inside quotes). */
-export function parseCsv(text: string, delimiter = ','): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === delimiter) row.push(field), (field = '');
-    else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) {
-      if (ch === '\r') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
-}
+export { parseCsv } from '../helpers/csv.js';
 
 /**
  * Calls `fn` when the sandbox records its `n`-th request whose URL contains
