@@ -43,7 +43,10 @@ export interface ProcessControl {
   readonly pid: number;
   /** The Node.js executable running svc (`process.execPath`). */
   readonly execPath: string;
-  /** Calls `fn` once when this process receives the signal. */
+  /**
+   * Calls `fn` once when this process receives the signal; a repeat of the
+   * same signal right after (conf's writer re-raises it) is absorbed.
+   */
   onceSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): void;
   /** Sends a signal (0 only probes); false when no such process exists. */
   kill(pid: number, signal: 'SIGTERM' | 'SIGKILL' | 0): boolean;

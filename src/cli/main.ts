@@ -82,7 +82,13 @@ export function processControl(): ProcessControl {
   return {
     pid: process.pid,
     execPath: process.execPath,
-    onceSignal: (signal, fn) => void process.once(signal, fn),
+    // conf's atomic writer (when-exit) raises the signal again after its own cleanup; the
+    // no-op absorbs that repeat so svc's orderly shutdown can finish (one place for every command).
+    onceSignal: (signal, fn) =>
+      void process.once(signal, () => {
+        process.once(signal, () => undefined);
+        fn();
+      }),
     kill(pid, signal) {
       try {
         process.kill(pid, signal);

@@ -108,10 +108,7 @@ function commandText(family: ResourceFamily, flags: ExportFlags, format: ExportF
 /** Aborts on the first SIGINT or SIGTERM; a repeat (conf re-raises after its cleanup) is absorbed. */
 function interruptSignal(deps: Deps): AbortSignal {
   const controller = new AbortController();
-  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
-    deps.processes?.onceSignal(signal, () => undefined);
-    controller.abort(new InterruptedError(`interrupted by ${signal}`));
-  };
+  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}`));
   deps.processes?.onceSignal('SIGINT', on('SIGINT'));
   deps.processes?.onceSignal('SIGTERM', on('SIGTERM'));
   return controller.signal;

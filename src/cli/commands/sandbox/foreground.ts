@@ -31,12 +31,8 @@ function listenError(err: unknown, port: number): Error {
 /** Resolves with the name of the first SIGINT or SIGTERM this process receives. */
 function nextSignal(io: SandboxIo): Promise<string> {
   return new Promise<string>((resolve) => {
-    const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
-      // Saving the sandbox profile loads conf, whose write helper (when-exit) raises the
-      // signal again after its cleanup: absorb that repeat so the shutdown below finishes.
-      io.proc.onceSignal(signal, () => undefined);
-      resolve(signal);
-    };
+    // processes.onceSignal also absorbs conf's repeat of the signal (see main.ts).
+    const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => resolve(signal);
     io.proc.onceSignal('SIGINT', on('SIGINT'));
     io.proc.onceSignal('SIGTERM', on('SIGTERM'));
   });
