@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { regenerateAppSecret } from '../../src/sandbox/auth/app-secrets.js';
 import { PERMISSION_NAMES } from '../../src/sandbox/seed/identities.js';
 import { startTestSandbox, type LoginToken, type TestSandbox } from '../helpers/sandbox.js';
+import { authHelpers } from './auth-support.js';
 
 let t: TestSandbox;
 let clock: number;
@@ -13,15 +14,7 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-const secretOf = (app: string): string => t.sandbox.credentials.demo!.applications.find((a) => a.identifier === app)!.appsecret;
-const appId = (app: string): number => t.sandbox.credentials.demo!.applications.find((a) => a.identifier === app)!.id;
-const postLogin = (fields: Record<string, unknown>) => t.call('POST', 'auth/v1/login', { token: null, json: fields });
-const credentials = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  password: t.user(name).password,
-  identifier: 'device-1',
-  ...extra,
-});
+const { secretOf, appId, postLogin, credentials } = authHelpers(() => t);
 
 describe('token lifecycle', () => {
   it('stops a token once the clock passes its expdate', async () => {
