@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { beforeAll } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import type { CredentialStore } from '../../src/auth/store.js';
 import type { Deps, InStream } from '../../src/cli/deps.js';
 import { run } from '../../src/cli/run.js';
 import { Capture } from './deps.js';
+import { useTestSandbox, type TestSandbox } from './sandbox.js';
 
 export interface CliOptions {
   tty?: boolean;
@@ -71,27 +72,14 @@ export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
  * `run` signs in as a seeded user through SVC_URL and SVC_TOKEN.
  */
 export function sandboxCli(): {
-  readonly sandbox: () => import('./sandbox.js').TestSandbox;
+  readonly sandbox: () => TestSandbox;
   run(argv: string[], o?: { user?: string; tty?: boolean; stdin?: string[] }): Promise<CliRun>;
 } {
-  let s: import('./sandbox.js').TestSandbox | undefined;
+  const sandbox = useTestSandbox({ record: true });
   let configDir = '';
-  beforeAll(async () => {
-    s = await (await import('./sandbox.js')).startTestSandbox();
+  beforeAll(() => {
     configDir = tempConfigDir();
   });
-  afterAll(async () => {
-    await s?.close();
-  });
-  beforeEach(() => {
-    if (!s) return;
-    s.sandbox.hooks.reset();
-    s.sandbox.hooks.record = true;
-  });
-  const sandbox = (): import('./sandbox.js').TestSandbox => {
-    if (!s) throw new Error('the sandbox has not started');
-    return s;
-  };
   return {
     sandbox,
     run: (argv, o = {}) =>

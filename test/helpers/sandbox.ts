@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { issueToken } from '../../src/sandbox/auth/tokens.js';
 import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -117,4 +118,29 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     close: () => sandbox.close(),
   };
   return result;
+}
+
+/**
+ * One sandbox for a test file: started before its tests, closed after; before
+ * each test its hooks are reset and request recording set to `record`.
+ * Returns an accessor for the running sandbox.
+ */
+export function useTestSandbox(opts: Partial<SandboxOptions> & { record?: boolean } = {}): () => TestSandbox {
+  const { record = false, ...options } = opts;
+  let s: TestSandbox | undefined;
+  beforeAll(async () => {
+    s = await startTestSandbox(options);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  beforeEach(() => {
+    if (!s) return;
+    s.sandbox.hooks.reset();
+    s.sandbox.hooks.record = record;
+  });
+  return () => {
+    if (!s) throw new Error('the sandbox has not started');
+    return s;
+  };
 }

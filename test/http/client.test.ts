@@ -8,27 +8,17 @@ import { ExitCode, UsageError } from '../../src/errors.js';
 import { createHttpClient, type HttpClientOptions } from '../../src/http/client.js';
 import { HttpStatusError, NetworkError } from '../../src/http/errors.js';
 import { parseInstanceUrl } from '../../src/http/urls.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
 import { useSilentServer } from '../helpers/silent-server.js';
 import { testCertificate } from '../helpers/tls.js';
 
-let s: TestSandbox;
-beforeAll(async () => {
-  s = await startTestSandbox();
-});
-afterAll(async () => {
-  await s.close();
-});
-beforeEach(() => {
-  s.sandbox.hooks.reset();
-  s.sandbox.hooks.record = true;
-});
+const sandbox = useTestSandbox({ record: true });
 
 function client(extra: Partial<HttpClientOptions> = {}) {
   const waits: number[] = [];
   const c = createHttpClient({
-    instanceUrl: s.instanceUrl,
-    token: s.token(),
+    instanceUrl: sandbox().instanceUrl,
+    token: sandbox().token(),
     userAgent: 'svc/test',
     env: {},
     sleep: async (ms) => {
@@ -45,12 +35,12 @@ describe('the HTTP client against the sandbox', () => {
     const r = await c.request({ method: 'GET', root: 'api', path: '/config' });
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ instance: 'demo' });
-    expect(s.sandbox.hooks.requests[0]?.headers['user-agent']).toBe('svc/test');
+    expect(sandbox().sandbox.hooks.requests[0]?.headers['user-agent']).toBe('svc/test');
     await c.close();
   });
 
   it('retries a 503 after the Retry-After it asks for, then succeeds', async () => {
-    s.sandbox.hooks.failNext({ path: '/config', fault: { status: 503, headers: { 'Retry-After': '2' } } });
+    sandbox().sandbox.hooks.failNext({ path: '/config', fault: { status: 503, headers: { 'Retry-After': '2' } } });
     const { c, waits } = client();
     const r = await c.request({ method: 'GET', root: 'api', path: '/config' });
     expect(r.status).toBe(200);
@@ -59,8 +49,8 @@ describe('the HTTP client against the sandbox', () => {
   });
 
   it('retries a query POST marked idempotent on 429 and a dropped connection', async () => {
-    s.sandbox.hooks.failNext({ path: '/settings', fault: { status: 429 } });
-    s.sandbox.hooks.failNext({ path: '/settings', fault: { drop: true } });
+    sandbox().sandbox.hooks.failNext({ path: '/settings', fault: { status: 429 } });
+    sandbox().sandbox.hooks.failNext({ path: '/settings', fault: { drop: true } });
     const { c, waits } = client();
     const r = await c.request({ method: 'GET', root: 'api', path: '/settings' });
     expect(r.status).toBe(200);
@@ -69,9 +59,9 @@ describe('the HTTP client against the sandbox', () => {
   });
 
   it('never retries a create: a dropped connection fails and nothing is created twice', async () => {
-    const count = (): number => (s.sandbox.db.prepare('SELECT count(*) AS n FROM "demo/accounts"').get() as { n: number }).n;
+    const count = (): number => (sandbox().sandbox.db.prepare('SELECT count(*) AS n FROM "demo/accounts"').get() as { n: number }).n;
     const before = count();
-    s.sandbox.hooks.failNext({ method: 'PUT', path: '/accounts', fault: { drop: true } });
+    sandbox().sandbox.hooks.failNext({ method: 'PUT', path: '/accounts', fault: { drop: true } });
     const { c, waits } = client();
     const err = await c.request({ method: 'PUT', root: 'api', path: '/accounts', json: { lastname: 'Once', currency: 'EUR' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
@@ -82,7 +72,7 @@ describe('the HTTP client against the sandbox', () => {
   });
 
   it('gives up after its retries with the last status', async () => {
-    s.sandbox.hooks.failNext({ path: '/config', times: 10, fault: { status: 502, body: 'bad gateway' } });
+    sandbox().sandbox.hooks.failNext({ path: '/config', times: 10, fault: { status: 502, body: 'bad gateway' } });
     const { c, waits } = client({ retry: { retries: 2 } });
     const err = (await c.request({ method: 'GET', root: 'api', path: '/config' }).catch((e: unknown) => e)) as HttpStatusError;
     expect(err).toBeInstanceOf(HttpStatusError);
@@ -96,7 +86,7 @@ describe('the HTTP client against the sandbox', () => {
     const { c } = client();
     const cases: [() => Promise<unknown>, number, RegExp][] = [
       [() => c.request({ method: 'GET', root: 'api', path: '/accounts/999999' }), ExitCode.notFound, /404: Not Found: accounts 999999 does not exist/],
-      [() => createHttpClient({ instanceUrl: s.instanceUrl, token: 'f'.repeat(40), userAgent: 'svc/test', env: {} }).request({ method: 'GET', root: 'api', path: '/config' }), ExitCode.auth, /401: Invalid bearer token \(run svc login\)$/],
+      [() => createHttpClient({ instanceUrl: sandbox().instanceUrl, token: 'f'.repeat(40), userAgent: 'svc/test', env: {} }).request({ method: 'GET', root: 'api', path: '/config' }), ExitCode.auth, /401: Invalid bearer token \(run svc login\)$/],
       [() => c.request({ method: 'PUT', root: 'api', path: '/accounts', json: { ID: 3 } }), ExitCode.conflict, /409: Conflict: ID present/],
     ];
     for (const [call, code, message] of cases) {
@@ -105,7 +95,7 @@ describe('the HTTP client against the sandbox', () => {
       expect((err as HttpStatusError).exitCode).toBe(code);
       expect((err as HttpStatusError).message).toMatch(message);
     }
-    const forbidden = client({ token: s.token('field') }).c;
+    const forbidden = client({ token: sandbox().token('field') }).c;
     const err = (await forbidden.request({ method: 'GET', root: 'api', path: '/accounts/1' }).catch((e: unknown) => e)) as HttpStatusError;
     expect(err.exitCode).toBe(ExitCode.auth);
     expect(err.message).toMatch(/403: Access denied/);
@@ -116,7 +106,7 @@ describe('the HTTP client against the sandbox', () => {
 
   it('logs requests with --verbose, never the token', async () => {
     const lines: string[] = [];
-    const token = s.token();
+    const token = sandbox().token();
     const { c } = client({ log: (l) => lines.push(l), env: { SVC_DEBUG: 'http' } });
     await c.request({ method: 'GET', root: 'api', path: '/config', query: { token: 'secret-in-query' } });
     const text = lines.join('\n');
@@ -173,11 +163,11 @@ describe('proxies', () => {
 
   it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
     relayed.length = 0;
-    const via = createHttpClient({ instanceUrl: s.instanceUrl, token: s.token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl } });
+    const via = createHttpClient({ instanceUrl: sandbox().instanceUrl, token: sandbox().token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl } });
     expect((await via.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
-    expect(relayed).toEqual([`CONNECT ${new URL(s.instanceUrl).host}`]);
+    expect(relayed).toEqual([`CONNECT ${new URL(sandbox().instanceUrl).host}`]);
     await via.close();
-    const direct = createHttpClient({ instanceUrl: s.instanceUrl, token: s.token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    const direct = createHttpClient({ instanceUrl: sandbox().instanceUrl, token: sandbox().token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect((await direct.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
     expect(relayed).toHaveLength(1);
     await direct.close();

@@ -1,62 +1,52 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
 
-let s: TestSandbox;
-beforeAll(async () => {
-  s = await startTestSandbox();
-});
-afterAll(async () => {
-  await s.close();
-});
-beforeEach(() => {
-  s.sandbox.hooks.reset();
-  s.sandbox.hooks.record = false;
-});
+const sandbox = useTestSandbox({ record: false });
 
 describe('sandbox test hooks', () => {
   it('records what crossed the wire, with the status answered', async () => {
-    s.sandbox.hooks.record = true;
-    await s.call('PUT', 'api/v1/accounts', { json: { lastname: 'Logged', currency: 'EUR' } });
-    await s.call('GET', 'api/v1/accounts/999999');
-    const [put, get] = s.sandbox.hooks.requests;
+    sandbox().sandbox.hooks.record = true;
+    await sandbox().call('PUT', 'api/v1/accounts', { json: { lastname: 'Logged', currency: 'EUR' } });
+    await sandbox().call('GET', 'api/v1/accounts/999999');
+    const [put, get] = sandbox().sandbox.hooks.requests;
     expect(put).toMatchObject({ method: 'PUT', url: '/demo/api/v1/accounts', body: { lastname: 'Logged', currency: 'EUR' }, status: 201 });
     expect(put?.headers['content-type']).toBe('application/json');
     expect(get).toMatchObject({ method: 'GET', url: '/demo/api/v1/accounts/999999', status: 404 });
   });
 
   it('fails the next matching request with a status and headers, once', async () => {
-    s.sandbox.hooks.failNext({ method: 'GET', path: '/config', fault: { status: 503, body: 'try later', headers: { 'Retry-After': '2' } } });
-    const other = await s.call('GET', 'api/v1/settings');
+    sandbox().sandbox.hooks.failNext({ method: 'GET', path: '/config', fault: { status: 503, body: 'try later', headers: { 'Retry-After': '2' } } });
+    const other = await sandbox().call('GET', 'api/v1/settings');
     expect(other.status).toBe(200);
-    const failed = await s.call('GET', 'api/v1/config');
+    const failed = await sandbox().call('GET', 'api/v1/config');
     expect(failed).toMatchObject({ status: 503, text: 'try later' });
     expect(failed.headers['retry-after']).toBe('2');
-    expect((await s.call('GET', 'api/v1/config')).status).toBe(200);
+    expect((await sandbox().call('GET', 'api/v1/config')).status).toBe(200);
   });
 
   it('fails several requests when told how many', async () => {
-    s.sandbox.hooks.failNext({ path: /accounts\/\d+$/, times: 2, fault: { status: 429 } });
-    expect((await s.call('GET', 'api/v1/accounts/1')).status).toBe(429);
-    expect((await s.call('HEAD', 'api/v1/accounts/1')).status).toBe(429);
-    expect((await s.call('GET', 'api/v1/accounts/1')).status).not.toBe(429);
+    sandbox().sandbox.hooks.failNext({ path: /accounts\/\d+$/, times: 2, fault: { status: 429 } });
+    expect((await sandbox().call('GET', 'api/v1/accounts/1')).status).toBe(429);
+    expect((await sandbox().call('HEAD', 'api/v1/accounts/1')).status).toBe(429);
+    expect((await sandbox().call('GET', 'api/v1/accounts/1')).status).not.toBe(429);
   });
 
   it('drops the connection without an answer', async () => {
-    s.sandbox.hooks.failNext({ path: '/config', fault: { drop: true } });
-    await expect(request(`${s.instanceUrl}/api/v1/config`, { headers: { authorization: `Bearer ${s.token()}` } })).rejects.toThrow(/other side closed|socket/i);
-    expect((await s.call('GET', 'api/v1/config')).status).toBe(200);
+    sandbox().sandbox.hooks.failNext({ path: '/config', fault: { drop: true } });
+    await expect(request(`${sandbox().instanceUrl}/api/v1/config`, { headers: { authorization: `Bearer ${sandbox().token()}` } })).rejects.toThrow(/other side closed|socket/i);
+    expect((await sandbox().call('GET', 'api/v1/config')).status).toBe(200);
   });
 
   it('delays an answer and then gives the real one', async () => {
-    s.sandbox.hooks.failNext({ path: '/config', fault: { delayMs: 50 } });
-    const r = await s.call('GET', 'api/v1/config');
+    sandbox().sandbox.hooks.failNext({ path: '/config', fault: { delayMs: 50 } });
+    const r = await sandbox().call('GET', 'api/v1/config');
     expect(r.status).toBe(200);
     expect(r.json()).toMatchObject({ instance: 'demo' });
   });
 
   it('answers health without a token', async () => {
-    const r = await s.call('GET', '/_sandbox/health', { token: null });
+    const r = await sandbox().call('GET', '/_sandbox/health', { token: null });
     expect(r.json()).toEqual({ ok: true, instances: ['demo'] });
   });
 });
