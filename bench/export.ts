@@ -2,18 +2,18 @@
 // sandbox in a worker thread (temporary data dir, a real file) and measures,
 // in the same run, how fast every account reaches a file:
 //   - svc export to CSV, default concurrency and --concurrency 4 (a spawned
-//     `node bin/svc.js`; `accounts query --all -o csv` stands in while the
-//     export verb does not exist, and the output says so);
+//     `node bin/svc.js`);
 //   - a baseline client doing the obvious thing: sequential offset pages of
 //     1000 with plain undici requests, the JSON bodies written to a file;
 //   - the sandbox's raw serving time for the same pages: its query handler
-//     called in-process in the worker (keyset pages of 1000, serialized).
+//     called in-process in the worker (keyset pages of 1000), each answer
+//     encoded to the bytes the server sends (encodeBody, as send() does).
 // Peak RSS of each spawned client comes from process.resourceUsage().maxRSS,
 // written at exit by a preloaded module. Stops by itself, removes temp dirs.
 //
 //   npm run bench:export              # 100000,1000000
 //   tsx bench/export.ts --sizes 100000 --run-timeout 120
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import { findFamily } from '../src/catalogue/index.js';
 import { sessionFromToken } from '../src/sandbox/auth/session.js';
 import { issueToken } from '../src/sandbox/auth/tokens.js';
 import { runQuery } from '../src/sandbox/data/query/index.js';
+import { encodeBody } from '../src/sandbox/http/respond.js';
 import { startSandbox } from '../src/sandbox/server.js';
 
 const PAGE = 1000;
@@ -68,7 +69,7 @@ async function serve(dataDir: string, accounts: number): Promise<void> {
     for (;;) {
       const reply = runQuery(ctx, session, family, { filters: { ID: { '>': last } }, sort: ['+ID'], limit: PAGE });
       const page = reply.json as { ID: number }[];
-      JSON.stringify(page); // the server serializes every answer: part of serving
+      encodeBody(reply); // the body's bytes, as the server makes them for the socket: part of serving
       rows += page.length;
       last = page.at(-1)?.ID ?? last;
       if (page.length < PAGE) break;
@@ -157,23 +158,13 @@ async function runClient(dir: string, c: Client, out: string, env: NodeJS.Proces
   return { name: c.name, seconds, rssMb: rssKb / 1024, bytes, records, note: failed || c.note };
 }
 
-/**
- * The svc clients: the export verb when the build has it (its help names the
- * output flag: --output-file, else --output), else query --all as a stand-in.
- */
+/** The svc clients: export to CSV at the default concurrency and with 4 requests at once. */
 function svcClients(out: string): Client[] {
-  const probe = spawnSync(process.execPath, ['bin/svc.js', 'accounts', 'export', '--help'], { cwd: root, encoding: 'utf8' });
-  if (probe.status === 0) {
-    const help = probe.stdout;
-    const outFlag = help.includes('--output-file') ? '--output-file' : '--output';
-    const base = ['bin/svc.js', 'accounts', 'export', '--format', 'csv', outFlag, out, ...(help.includes('--quiet') ? ['--quiet'] : [])];
-    return [
-      { name: 'svc export csv', argv: base, stdoutToFile: false, kind: 'csv', note: 'default concurrency' },
-      { name: 'svc export csv -c 4', argv: [...base, '--concurrency', '4'], stdoutToFile: false, kind: 'csv', note: '--concurrency 4' },
-    ];
-  }
-  const note = 'STAND-IN: accounts query --all -o csv (no export verb in this build)';
-  return [{ name: 'svc query --all csv', argv: ['bin/svc.js', 'accounts', 'query', '--all', '-o', 'csv'], stdoutToFile: true, kind: 'csv', note }];
+  const base = ['bin/svc.js', 'accounts', 'export', '--format', 'csv', '--output-file', out, '--quiet'];
+  return [
+    { name: 'svc export csv', argv: base, stdoutToFile: false, kind: 'csv', note: 'default concurrency (1)' },
+    { name: 'svc export csv -c 4', argv: [...base, '--concurrency', '4'], stdoutToFile: false, kind: 'csv', note: '--concurrency 4' },
+  ];
 }
 
 function startWorker(dataDir: string, accounts: number): Worker {
@@ -236,7 +227,7 @@ function report(size: number, m: { ready: Ready; raw: Raw; runs: Run[] }): void 
     return [r.name, r.seconds.toFixed(2), perS.toFixed(0), r.rssMb.toFixed(0), (r.bytes / 2 ** 20).toFixed(0), String(r.records),
       base ? `${(base.seconds / r.seconds).toFixed(2)}x` : '', `${(r.seconds / (raw.ms / 1000)).toFixed(2)}x`, r.note];
   });
-  rows.push(['raw serving (in-process)', (raw.ms / 1000).toFixed(2), (raw.rows / (raw.ms / 1000)).toFixed(0), '-', '-', String(raw.rows), '', '1.00x', 'keyset pages of 1000, handler + JSON']);
+  rows.push(['raw serving (in-process)', (raw.ms / 1000).toFixed(2), (raw.rows / (raw.ms / 1000)).toFixed(0), '-', '-', String(raw.rows), '', '1.00x', 'keyset pages of 1000, handler + body bytes']);
   printTable(['measurement', 'seconds', 'rows/s', 'peak RSS MB', 'out MiB', 'records', 'speed vs baseline', 'time vs raw', ''], rows);
 }
 
