@@ -15,6 +15,8 @@ export interface Sink {
   write(text: string): Promise<void>;
   /** Bytes written so far (including a resumed prefix). */
   readonly bytes: number;
+  /** Puts what is written so far on disk (fsync), so a checkpoint saved after it holds after a power loss. */
+  flush(): Promise<void>;
   /** Finishes: the file is in place. Returns the sha256 of everything written. */
   commit(): Promise<string>;
   /** Stops without committing; the partial file stays for --resume. */
@@ -68,6 +70,9 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
       while (done < buf.length) done += (await fh.write(buf, done, buf.length - done, bytes + done)).bytesWritten;
       bytes += buf.length;
     },
+    async flush() {
+      await fh.datasync();
+    },
     async commit() {
       await fh.sync();
       await fh.close();
@@ -110,6 +115,7 @@ export function stdoutSink(out: OutStream): Sink {
       bytes += Buffer.byteLength(text, 'utf8');
       out.write(text);
     },
+    flush: async () => undefined,
     commit: async () => hash.digest('hex'),
     close: async () => undefined,
   };

@@ -1,21 +1,22 @@
 /**
  * The checkpoint beside an export's target (`FILE.svc-checkpoint.json`): the
- * request, the ID ranges with the last ID written in each, and the rows and
- * bytes written so far. It is replaced atomically after every page, after the
- * page's bytes are in the partial file, so it never claims more than is there.
+ * request, the ID range with the last ID written, and the rows and bytes
+ * written so far. Pages are written in ID order, so everything up to `last`
+ * is in the partial file. It is replaced atomically (at most once a second,
+ * and when a run stops), after the partial file is flushed, so it never
+ * claims more than is there; --resume cuts the partial file back to it.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { ExportRequest, IdRange } from './plan.js';
 
 /** The checkpoint format version; another version is refused. */
-const VERSION = 1;
+const VERSION = 2;
 
-/** Progress in one ID range. */
+/** Progress in the export's ID range. */
 export interface RangeState extends IdRange {
-  /** The last ID written from this range (its start when none). */
+  /** The last ID written (the range's start when none). */
   last: number;
-  done: boolean;
 }
 
 export interface Checkpoint {
@@ -25,7 +26,7 @@ export interface Checkpoint {
   /** The command line, for messages. */
   readonly command: string;
   readonly request: ExportRequest;
-  readonly ranges: RangeState[];
+  readonly range: RangeState;
   rows: number;
   bytes: number;
   readonly startedAt: string;
@@ -52,7 +53,7 @@ export function readCheckpoint(target: string): Checkpoint | undefined {
   } catch {
     throw new UsageError(`the checkpoint ${path} is damaged; remove it (and ${target}.svc-partial) to start the export again`);
   }
-  if (ck.version !== VERSION || !Array.isArray(ck.ranges)) {
+  if (ck.version !== VERSION || typeof ck.range?.last !== 'number') {
     throw new UsageError(`the checkpoint ${path} was written by another version of svc; remove it to start the export again`);
   }
   return ck;

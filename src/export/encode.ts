@@ -1,43 +1,65 @@
 /**
- * Records to bytes, a page at a time: CSV (RFC 4180, the
- * header of column names, null empty, nested values as JSON text), NDJSON
- * (one compact object a line) or JSON (one array, one record a line). The
- * text of a page depends only on the rows written before it, so a resumed
- * export writes the same bytes as an uninterrupted one.
+ * Records to bytes, a page at a time: CSV (RFC 4180, the header of column
+ * names, null empty, nested values as JSON text), NDJSON (one compact object
+ * a line) or JSON (one array, one record a line). A page's text does not
+ * depend on where it lands, so pages are encoded as they arrive (the parsed
+ * records are dropped at once) and a resumed export writes the same bytes as
+ * an uninterrupted one; only the very first page of a JSON array is adjusted
+ * (see `first`).
  */
-import { toCell } from '../output/cells.js';
-import { csvLine } from '../output/csv.js';
+import { createCsvRecordWriter, csvLine } from '../output/csv.js';
 import type { Row } from '../output/view.js';
 import type { ExportRequest } from './plan.js';
 
 export interface Encoder {
   /** What comes before the first record (the CSV header; nothing for a later shard). */
   head(): string;
-  /** One page of records; `before` is how many records were written earlier. */
-  page(rows: readonly Row[], before: number): string;
+  /** One page of records. */
+  page(rows: readonly Row[]): string;
+  /** The text of the export's first non-empty page, as it is written (JSON opens its array there). */
+  first(text: string): string;
   /** What comes after the last record. */
   tail(total: number): string;
 }
 
+const asIs = (text: string): string => text;
+
 function csvEncoder(req: ExportRequest): Encoder {
   const { delimiter, eol } = req.csv;
   const firstShard = !req.shard || req.shard.index === 1;
+  const record = createCsvRecordWriter(req.columns, delimiter, eol);
   return {
     head: () => (req.csv.header && firstShard ? csvLine(req.columns, delimiter, eol) : ''),
-    page: (rows) => rows.map((row) => csvLine(req.columns.map((c) => toCell(row[c])), delimiter, eol)).join(''),
+    page: (rows) => {
+      let text = '';
+      for (const row of rows) text += record(row);
+      return text;
+    },
+    first: asIs,
     tail: () => '',
   };
 }
 
 const ndjsonEncoder: Encoder = {
   head: () => '',
-  page: (rows) => rows.map((row) => `${JSON.stringify(row)}\n`).join(''),
+  page: (rows) => {
+    let text = '';
+    for (const row of rows) text += `${JSON.stringify(row)}\n`;
+    return text;
+  },
+  first: asIs,
   tail: () => '',
 };
 
+/** Every record follows ",\n"; the first one follows "[\n" instead. */
 const jsonEncoder: Encoder = {
   head: () => '',
-  page: (rows, before) => rows.map((row, i) => `${before + i === 0 ? '[\n' : ',\n'}${JSON.stringify(row)}`).join(''),
+  page: (rows) => {
+    let text = '';
+    for (const row of rows) text += `,\n${JSON.stringify(row)}`;
+    return text;
+  },
+  first: (text) => `[${text.slice(1)}`,
   tail: (total) => (total === 0 ? '[]\n' : '\n]\n'),
 };
 

@@ -1,7 +1,9 @@
 /**
- * Fetching several ID ranges in parallel and handing their pages over in ID
- * order. Each range buffers at most `depth` pages ahead of the writer, so
- * memory stays bounded by ranges × depth × page size, not by the export.
+ * Fetching a sequence of parts in parallel and handing their items over in
+ * order. Parts come from `next()` one at a time; at most `running` are
+ * fetching at once, at most `window` are started and not yet written, and
+ * each buffers at most `depth` items ahead of the writer. Memory is bounded
+ * by window × depth items, whatever the size of the whole.
  */
 
 interface Channel<T> {
@@ -14,8 +16,18 @@ interface Channel<T> {
   wakeProducer?: () => void;
 }
 
-/** One producer per range: the pages of that range, in order. */
+/** One part: its items, in order. */
 export type Producer<T> = (signal: AbortSignal) => AsyncIterable<T>;
+
+export interface OrderedOptions {
+  /** Parts fetching at once. */
+  readonly running: number;
+  /** Parts started and not yet fully handed over (at least `running`). */
+  readonly window: number;
+  /** Items a part may hold ahead of the writer. */
+  readonly depth: number;
+  readonly signal?: AbortSignal;
+}
 
 async function pump<T>(ch: Channel<T>, produce: Producer<T>, depth: number, signal: AbortSignal): Promise<void> {
   try {
@@ -34,38 +46,61 @@ async function pump<T>(ch: Channel<T>, produce: Producer<T>, depth: number, sign
 }
 
 /**
- * Runs every producer at once and yields their items range after range.
- * Leaving the loop early (an error, or the caller stopping) aborts the
- * producers that are still running; a producer's error surfaces when the
- * writer reaches its range, after every earlier range is written.
+ * Runs the parts `next()` gives (undefined: no more) and yields their items
+ * part after part. Leaving the loop early (an error, or the caller stopping)
+ * aborts the parts still running; a part's error surfaces when the writer
+ * reaches it, after every earlier part is written.
  */
-export async function* inOrder<T>(producers: readonly Producer<T>[], depth: number, outer?: AbortSignal): AsyncGenerator<{ index: number; item: T }> {
+export async function* inOrder<T>(next: () => Producer<T> | undefined, opts: OrderedOptions): AsyncGenerator<T> {
   const controller = new AbortController();
+  const outer = opts.signal;
   const stop = (): void => controller.abort(outer?.reason);
   outer?.addEventListener('abort', stop, { once: true });
-  const channels: Channel<T>[] = producers.map(() => ({ items: [], done: false }));
-  const running = producers.map((p, i) => pump(channels[i] as Channel<T>, p, depth, controller.signal));
-  try {
-    for (const [index, ch] of channels.entries()) {
-      for (;;) {
-        const item = ch.items.shift();
-        if (item !== undefined) {
-          ch.wakeProducer?.();
-          yield { index, item };
-          continue;
-        }
-        if (ch.done) {
-          if (ch.error !== undefined) throw ch.error;
-          break;
-        }
-        await new Promise<void>((r) => (ch.wakeConsumer = r));
+  const queue: Channel<T>[] = [];
+  const running = new Set<Promise<void>>();
+  let fetching = 0;
+  let exhausted = false;
+  const startMore = (): void => {
+    while (!exhausted && !controller.signal.aborted && fetching < opts.running && queue.length < Math.max(opts.window, opts.running)) {
+      const produce = next();
+      if (!produce) {
+        exhausted = true;
+        break;
       }
+      const ch: Channel<T> = { items: [], done: false };
+      queue.push(ch);
+      fetching++;
+      const done: Promise<void> = pump(ch, produce, opts.depth, controller.signal).finally(() => {
+        fetching--;
+        running.delete(done);
+        startMore();
+      });
+      running.add(done);
+    }
+  };
+  try {
+    for (;;) {
+      startMore();
+      const ch = queue[0];
+      if (!ch) return;
+      const item = ch.items.shift();
+      if (item !== undefined) {
+        ch.wakeProducer?.();
+        yield item;
+        continue;
+      }
+      if (ch.done) {
+        if (ch.error !== undefined) throw ch.error;
+        queue.shift();
+        continue;
+      }
+      await new Promise<void>((r) => (ch.wakeConsumer = r));
     }
   } finally {
     outer?.removeEventListener('abort', stop);
     if (!controller.signal.aborted) controller.abort(new Error('export stopped'));
-    for (const ch of channels) ch.wakeProducer?.();
-    // Requests in flight finish on their own; their pages are dropped (pump never throws).
+    for (const ch of queue) ch.wakeProducer?.();
+    // Requests in flight finish on their own; their items are dropped (pump never throws).
     void Promise.allSettled(running);
   }
 }

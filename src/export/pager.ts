@@ -83,7 +83,7 @@ export async function* pagesOf(fetch: FetchRows, q: PageQuery, range: IdRange, f
       yield { rows, last };
       after = last;
     }
-    if (rows.length < size) return;
+    if (rows.length < size || (range.upTo !== null && after >= range.upTo)) return;
     if (size < opts.pageSize && ++streak >= GROW_AFTER) {
       size = Math.min(opts.pageSize, size * 2);
       streak = 0;

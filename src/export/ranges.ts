@@ -1,5 +1,5 @@
 /**
- * Splitting an export into ID ranges: the lowest and highest matching ID, cut
+ * Splitting an export into shards: the lowest and highest matching ID, cut
  * into N contiguous parts. The first part starts at 0 and the last one has no
  * upper bound, so records inserted outside the known range still land in one.
  */
@@ -23,21 +23,14 @@ export function splitRange(min: number, max: number, n: number): IdRange[] {
 }
 
 /**
- * The ranges one run fetches: the shard's range (or everything), cut into
- * `parts` pieces for parallel fetching. Without any matching record: one
- * open range, which finds nothing or whatever was inserted meanwhile.
+ * The range one run exports: the shard's part of min..max, or everything.
+ * Without any matching record, the first shards get an empty range and the
+ * last an open one, which finds nothing or whatever was inserted meanwhile.
  */
-export function planRanges(bounds: { min: number; max: number } | undefined, parts: number, shard?: Shard): IdRange[] {
-  if (!bounds) return shard && shard.index < shard.count ? [{ after: 0, upTo: 0 }] : [{ after: 0, upTo: null }];
-  const whole = shard ? splitRange(bounds.min, bounds.max, shard.count)[shard.index - 1] : { after: 0, upTo: null };
-  if (!whole) throw new Error('shard out of range');
-  if (parts <= 1) return [whole];
-  const lo = Math.max(whole.after + 1, bounds.min);
-  const hi = whole.upTo ?? bounds.max;
-  if (hi < lo) return [whole];
-  const inner = splitRange(lo, hi, parts);
-  return inner.map((r, i) => ({
-    after: i === 0 ? whole.after : r.after,
-    upTo: i === inner.length - 1 ? whole.upTo : r.upTo,
-  }));
+export function shardRange(bounds: { min: number; max: number } | undefined, shard?: Shard): IdRange {
+  if (!shard) return { after: 0, upTo: null };
+  if (!bounds) return shard.index < shard.count ? { after: 0, upTo: 0 } : { after: 0, upTo: null };
+  const range = splitRange(bounds.min, bounds.max, shard.count)[shard.index - 1];
+  if (!range) throw new Error('shard out of range');
+  return range;
 }

@@ -1,6 +1,6 @@
 /**
- * The export engine: finds the ID ranges, fetches them (in parallel when
- * asked), writes the pages in ID order to a sink, keeps the checkpoint up to
+ * The export engine: finds the ID range (the shard's, or everything), cuts it
+ * into chunks fetched in parallel when asked, writes the pages in ID order to a sink, keeps the checkpoint up to
  * date, and on success puts the file in place and writes the manifest. On a
  * failure or an interrupt the target is untouched and the checkpoint stays.
  */
@@ -8,17 +8,27 @@ import type { OutStream } from '../cli/deps.js';
 import { ExitCode, SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import { openFileSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
-import { checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
+import { checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
 import { buildManifest, writeManifest } from './manifest.js';
-import { inOrder } from './ordered.js';
-import { idSelection, pagesOf, type FetchRows, type Page, type PageQuery } from './pager.js';
+import { createChunker, type Density } from './chunks.js';
+import { inOrder, type Producer } from './ordered.js';
+import { idSelection, pagesOf, type FetchRows, type PageQuery } from './pager.js';
 import type { ExportRequest, IdRange } from './plan.js';
 import type { Progress } from './progress.js';
-import { planRanges } from './ranges.js';
+import { shardRange } from './ranges.js';
 
-/** Pages each range may fetch ahead of the writer. */
+/** Pages a chunk may fetch ahead of the writer. */
 const DEPTH = 2;
+/** Chunks started and not yet written, per concurrent request: bounds memory at WINDOW × concurrency × DEPTH pages. */
+const WINDOW = 2;
+/**
+ * How often the checkpoint is saved while pages arrive. Saving after every
+ * page cost a file write and rename per thousand rows; a checkpoint that lags
+ * is still exact (--resume cuts the partial file back to the bytes it names),
+ * and one is always saved when the run stops on an error or a signal.
+ */
+const CHECKPOINT_EVERY_MS = 1000;
 
 export interface ExportJob {
   readonly request: ExportRequest;
@@ -50,13 +60,21 @@ export interface ExportResult {
   readonly resumed: boolean;
 }
 
-/** The lowest and highest ID matching the filter, or undefined when nothing matches. */
-async function idBounds(fetch: FetchRows, req: ExportRequest): Promise<{ min: number; max: number } | undefined> {
+/** The query body's filter part: the user's filter (and search) ANDed with an ID condition. */
+function withIds(req: ExportRequest, ids?: Record<string, number>): Record<string, unknown> {
+  const filter = ids ? (req.filter ? { 0: ['AND', req.filter, { ID: ids }] } : { ID: ids }) : req.filter;
+  return { ...(filter ? { [req.filterMember]: filter } : {}), ...(req.search ? { query: req.search } : {}) };
+}
+
+/** The IDs above `range.last` within the range, as a filter condition. */
+function remaining(range: RangeState): Record<string, number> {
+  return range.upTo === null ? { '>': range.last } : { '>': range.last, '<=': range.upTo };
+}
+
+/** The lowest and highest ID matching the filter (within `ids` when given), or undefined when nothing matches. */
+async function idBounds(fetch: FetchRows, req: ExportRequest, ids?: Record<string, number>): Promise<{ min: number; max: number } | undefined> {
   const ask = async (sort: string): Promise<number | undefined> => {
-    const body: Record<string, unknown> = { sort: [sort], limit: 1, fields: ['ID'] };
-    if (req.filter) body[req.filterMember] = req.filter;
-    if (req.search) body.query = req.search;
-    const first = (await fetch(body))[0];
+    const first = (await fetch({ ...withIds(req, ids), sort: [sort], limit: 1, fields: ['ID'] }))[0];
     return first ? Number(first.ID) : undefined;
   };
   const [min, max] = await Promise.all([ask('+ID'), ask('-ID')]);
@@ -64,14 +82,14 @@ async function idBounds(fetch: FetchRows, req: ExportRequest): Promise<{ min: nu
 }
 
 async function freshState(job: ExportJob): Promise<Checkpoint> {
-  const split = job.concurrency > 1 || job.request.shard !== undefined;
-  const ranges: IdRange[] = split ? planRanges(await idBounds(job.fetch, job.request), job.concurrency, job.request.shard) : [{ after: 0, upTo: null }];
+  const shard = job.request.shard;
+  const range: IdRange = shard ? shardRange(await idBounds(job.fetch, job.request), shard) : { after: 0, upTo: null };
   return {
-    version: 1,
+    version: 2,
     key: job.key,
     command: job.command,
     request: job.request,
-    ranges: ranges.map((r) => ({ ...r, last: r.after, done: false })),
+    range: { ...range, last: range.after },
     rows: 0,
     bytes: 0,
     startedAt: new Date(job.now()).toISOString(),
@@ -103,16 +121,53 @@ function explain(err: unknown, state: Checkpoint, target: string | undefined): S
   return new SvcError(`${base.message}; ${hint}`, base.exitCode);
 }
 
-/** Starts a count request for the progress line's estimate; its failure only loses the estimate. */
-function estimate(job: ExportJob, state: Checkpoint): void {
-  if (!job.progress || !job.count) return;
-  const first = state.ranges[0];
-  const lastRange = state.ranges[state.ranges.length - 1];
-  const ids: Record<string, number> = { '>': first?.after ?? 0 };
-  if (lastRange && lastRange.upTo !== null) ids['<='] = lastRange.upTo;
-  const req = state.request;
-  const filter = req.filter ? { 0: ['AND', req.filter, { ID: ids }] } : { ID: ids };
-  job.count({ [req.filterMember]: filter, ...(req.search ? { query: req.search } : {}), count: true }).then((n) => job.progress?.setTotal(n), () => undefined);
+/** How many records are left to export: for the progress line, and to size parallel chunks. */
+function countLeft(job: ExportJob, state: Checkpoint): Promise<number> | undefined {
+  if (!job.count || (!job.progress && job.concurrency <= 1)) return undefined;
+  const count = job.count({ ...withIds(state.request, remaining(state.range)), count: true });
+  count.then((n) => job.progress?.setTotal(state.rows + n), () => undefined);
+  return count;
+}
+
+/**
+ * What parallel chunks are sized from: the highest remaining ID and how many
+ * records are left. Without it (one request at a time, or a failed count)
+ * the rest of the range is one chunk, paged by ID.
+ */
+async function densityOf(job: ExportJob, state: Checkpoint, counted: Promise<number> | undefined): Promise<Density | undefined> {
+  if (job.concurrency <= 1 || !counted) return undefined;
+  const [bounds, count] = await Promise.all([idBounds(job.fetch, state.request, remaining(state.range)), counted.catch(() => undefined)]);
+  return bounds && count ? { max: bounds.max, count } : undefined;
+}
+
+/** A page as it is written: its text, how many records it holds, and its highest ID. */
+interface EncodedPage {
+  readonly text: string;
+  readonly rows: number;
+  readonly last: number;
+}
+
+/**
+ * The pages of the rest of the range, in ID order, encoded as they arrive:
+ * chunks fetched `concurrency` at a time.
+ */
+function pagesLeft(job: ExportJob, state: Checkpoint, query: PageQuery, density: Density | undefined, encode: (rows: Row[]) => string): AsyncGenerator<EncodedPage> {
+  const range = state.range;
+  const chunker = createChunker(range, range.last, job.pageSize, density);
+  const onShrink = (size: number): void => job.warn(`a page kept failing; asking again with ${size} records a page`);
+  const next = (): Producer<EncodedPage> | undefined => {
+    const chunk = chunker.next();
+    if (!chunk) return undefined;
+    return async function* chunkPages(signal) {
+      let rows = 0;
+      for await (const page of pagesOf(job.fetch, query, chunk, chunk.after, { pageSize: job.pageSize, signal, onShrink })) {
+        rows += page.rows.length;
+        yield { text: encode(page.rows), rows: page.rows.length, last: page.last };
+      }
+      chunker.observe(chunk, rows);
+    };
+  };
+  return inOrder(next, { running: job.concurrency, window: WINDOW * job.concurrency, depth: DEPTH, signal: job.signal });
 }
 
 /** Runs an export to its end; throws an SvcError (exit 1, or 130 when interrupted) otherwise. */
@@ -122,30 +177,26 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
   const sel = idSelection(req.fields);
   const query: PageQuery = { filterMember: req.filterMember, ...(req.filter ? { filter: req.filter } : {}), ...(req.search ? { search: req.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
   const encoder = createEncoder(req);
-  const pending = state.ranges.filter((r) => !r.done);
-  const shrink = (size: number): void => job.warn(`a page kept failing; asking again with ${size} records a page`);
-  estimate(job, state);
+  const counted = countLeft(job, state);
+  let savedAt = job.now();
   try {
     if (sink.bytes === 0) await sink.write(encoder.head());
-    const pages = inOrder<Page>(
-      pending.map((r) => (signal) => pagesOf(job.fetch, query, r, r.last, { pageSize: job.pageSize, signal, onShrink: shrink })),
-      DEPTH,
-      job.signal,
-    );
-    for await (const { index, item } of pages) {
-      for (const earlier of pending.slice(0, index)) earlier.done = true;
-      const rows: Row[] = sel.strip ? item.rows.map((r) => withoutKey(r, sel.idKey)) : item.rows;
-      await sink.write(encoder.page(rows, state.rows));
-      state.rows += rows.length;
+    const density = await densityOf(job, state, counted);
+    const encode = (rows: Row[]): string => encoder.page(sel.strip ? rows.map((r) => withoutKey(r, sel.idKey)) : rows);
+    for await (const page of pagesLeft(job, state, query, density, encode)) {
+      await sink.write(state.rows === 0 ? encoder.first(page.text) : page.text);
+      state.rows += page.rows;
       state.bytes = sink.bytes;
-      const range = pending[index];
-      if (range) range.last = item.last;
-      if (job.target) saveCheckpoint(job.target, state);
+      state.range.last = page.last;
+      if (job.target && job.now() - savedAt >= CHECKPOINT_EVERY_MS) {
+        await sink.flush();
+        saveCheckpoint(job.target, state);
+        savedAt = job.now();
+      }
       job.progress?.update(state.rows);
       job.signal.throwIfAborted();
     }
     job.signal.throwIfAborted();
-    for (const r of pending) r.done = true;
     await sink.write(encoder.tail(state.rows));
     const sha256 = await sink.commit();
     job.progress?.clear();
@@ -153,8 +204,19 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
     return { rows: state.rows, bytes: sink.bytes, sha256, resumed };
   } catch (err) {
     job.progress?.clear();
+    if (job.target) await keepCheckpoint(job.target, sink, state);
     await sink.close();
     throw explain(err, state, job.target);
+  }
+}
+
+/** Saves the state the partial file holds after a failed or stopped run; a failure to save leaves the last checkpoint. */
+async function keepCheckpoint(target: string, sink: Sink, state: Checkpoint): Promise<void> {
+  try {
+    await sink.flush();
+    saveCheckpoint(target, state);
+  } catch {
+    // The previous checkpoint is still exact: --resume cuts the partial file back to it.
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCli, tempConfigDir } from '../helpers/cli.js';
@@ -76,6 +76,32 @@ describe('svc <family> export stopped by a signal (spawned, needs npm run build)
     expect(code).toBe(130);
     expect(readFileSync(file, 'utf8')).toBe('old\n');
     expect(rowsSoFar()).toBeGreaterThanOrEqual(300);
+    const resumed = await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(sha256File(file)).toBe(sha256File(reference));
+  }, 60_000);
+
+  it('survives SIGKILL: the partial file may run past the last checkpoint, and --resume still gives identical bytes', async () => {
+    const s = sandbox();
+    const dir = tempDir();
+    const reference = join(dir, 'ref.csv');
+    expect((await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', reference])).code).toBe(0);
+    const file = join(dir, 'nightly.csv');
+    s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { delayMs: 100 }, times: 1000 });
+    const env = { ...process.env, SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), SVC_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
+    const child = spawn(process.execPath, ['bin/svc.js', 'accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file], { env, stdio: 'ignore' });
+    const checkpoint = `${file}.svc-checkpoint.json`;
+    const saved = (): { rows: number; bytes: number } | undefined => (existsSync(checkpoint) ? (JSON.parse(readFileSync(checkpoint, 'utf8')) as { rows: number; bytes: number }) : undefined);
+    while ((saved()?.rows ?? 0) === 0 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    // Half the checkpoint interval: a few more pages reach the partial file, none reach the checkpoint.
+    await new Promise((r) => setTimeout(r, 500));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('close', r));
+    s.sandbox.hooks.reset();
+    const ck = saved();
+    expect(ck?.rows).toBeGreaterThan(0);
+    expect(statSync(`${file}.svc-partial`).size).toBeGreaterThan(ck?.bytes ?? Infinity);
+    expect(existsSync(file)).toBe(false);
     const resumed = await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file, '--resume']);
     expect(resumed.code).toBe(0);
     expect(sha256File(file)).toBe(sha256File(reference));

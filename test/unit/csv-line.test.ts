@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLine } from '../../src/output/csv.js';
+import { toCell } from '../../src/output/cells.js';
+import { createCsvRecordWriter, csvLine } from '../../src/output/csv.js';
 import { createRandom } from '../../src/util/random.js';
 
 const ALPHABET = ['a', 'Z', '0', ' ', ',', ';', '"', '\n', '\r', '\t', 'é', '東', '😀', "'", '=', '-', '\\'];
@@ -29,5 +30,32 @@ describe('csvLine', () => {
   it('quotes what must be quoted and nothing else', () => {
     expect(csvLine(['plain', '', 'a,b', 'say "hi"', 'two\nlines', 'cr\r'])).toBe('plain,,"a,b","say ""hi""","two\nlines","cr\r"\n');
     expect(csvLine(['a;b', 'a,b'], ';')).toBe('"a;b";a,b\n');
+  });
+});
+
+describe('createCsvRecordWriter', () => {
+  const VALUES: readonly unknown[] = [null, undefined, 0, -1.5, 1e21, 42, true, false, { a: 'x,"y"' }, ['p', 1], '', 'plain'];
+
+  function randomValue(next: () => number): unknown {
+    return next() < 0.5 ? VALUES[Math.floor(next() * VALUES.length)] : randomField(next);
+  }
+
+  it('writes what csvLine writes for the same values as cells, for any delimiter', () => {
+    const random = createRandom(7);
+    const keys = ['a', 'b', 'c', 'd'];
+    for (const delimiter of [',', ';', '\t', '|', '.', '-', 'e', '1', '*', '\\', '东', '😀']) {
+      for (const eol of ['\n', '\r\n'] as const) {
+        const write = createCsvRecordWriter(keys, delimiter, eol);
+        for (let i = 0; i < 500; i++) {
+          const row = Object.fromEntries(keys.map((k) => [k, randomValue(random.next)]));
+          const expected = csvLine(keys.map((k) => toCell(row[k])), delimiter, eol);
+          expect(write(row), `${JSON.stringify(delimiter)} ${JSON.stringify(row)}`).toBe(expected);
+        }
+      }
+    }
+  });
+
+  it('quotes a number that holds the delimiter', () => {
+    expect(createCsvRecordWriter(['n', 's'], '.')({ n: 1.5, s: 'x' })).toBe('"1.5".x\n');
   });
 });
