@@ -5,7 +5,8 @@
 
 /** A writable text stream and what svc needs to know about its terminal. */
 export interface OutStream {
-  write(chunk: string): boolean;
+  /** Text, or UTF-8 bytes (exports hand over encoded pages). */
+  write(chunk: string | Uint8Array): boolean;
   readonly isTTY: boolean;
   /** Terminal width in characters, when known. */
   readonly columns?: number | undefined;

@@ -12,7 +12,8 @@ import type { OutStream } from '../cli/deps.js';
 import { UsageError } from '../errors.js';
 
 export interface Sink {
-  write(text: string): Promise<void>;
+  /** Text (encoded as UTF-8) or bytes. */
+  write(chunk: string | Uint8Array): Promise<void>;
   /** Bytes written so far (including a resumed prefix). */
   readonly bytes: number;
   /** Puts what is written so far on disk (fsync), so a checkpoint saved after it holds after a power loss. */
@@ -63,8 +64,8 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
     get bytes() {
       return bytes;
     },
-    async write(text) {
-      const buf = Buffer.from(text, 'utf8');
+    async write(chunk) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       hash.update(buf);
       let done = 0;
       while (done < buf.length) done += (await fh.write(buf, done, buf.length - done, bytes + done)).bytesWritten;
@@ -110,10 +111,11 @@ export function stdoutSink(out: OutStream): Sink {
     get bytes() {
       return bytes;
     },
-    async write(text) {
-      hash.update(text, 'utf8');
-      bytes += Buffer.byteLength(text, 'utf8');
-      out.write(text);
+    async write(chunk) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      hash.update(buf);
+      bytes += buf.length;
+      out.write(buf);
     },
     flush: async () => undefined,
     commit: async () => hash.digest('hex'),

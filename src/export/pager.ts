@@ -9,8 +9,8 @@ import { HttpStatusError, NetworkError } from '../http/errors.js';
 import type { Row } from '../output/view.js';
 import type { IdRange } from './plan.js';
 
-/** Sends one query body and answers with its records. */
-export type FetchRows = (body: Record<string, unknown>) => Promise<Row[]>;
+/** Sends one query body and answers with its records, each turned by `each` as it arrives. */
+export type FetchRows = <T = Row>(body: Record<string, unknown>, each?: (row: Row) => T) => Promise<T[]>;
 
 /** The query parts every page shares. */
 export interface PageQuery {
@@ -23,9 +23,16 @@ export interface PageQuery {
   readonly idKey: string;
 }
 
-export interface Page {
-  readonly rows: Row[];
-  /** The highest ID in the page. */
+/** What a page's records are made into, record by record as they arrive (a new one for every request). */
+export interface Digest<T> {
+  add(row: Row): void;
+  finish(): T;
+}
+
+/** A page as the caller keeps it: what its digest made of the records, how many there were, the highest ID. */
+export interface Page<T> {
+  readonly item: T;
+  readonly count: number;
   readonly last: number;
 }
 
@@ -58,17 +65,35 @@ export function pageBody(q: PageQuery, range: IdRange, after: number, limit: num
   return body;
 }
 
-/** Every page of a range, starting above `from` (the last ID already written, or the range's start). */
-export async function* pagesOf(fetch: FetchRows, q: PageQuery, range: IdRange, from: number, opts: PagerOptions): AsyncGenerator<Page> {
+/**
+ * One page, each record handed to the digest as it arrives: the parsed
+ * records die young, which keeps the garbage collector's old generation, and
+ * so memory, flat. IDs must rise through the page.
+ */
+async function fetchPage<T>(fetch: FetchRows, body: Record<string, unknown>, q: PageQuery, after: number, digest: Digest<T>): Promise<Page<T>> {
+  let last = after;
+  let count = 0;
+  await fetch(body, (row) => {
+    const id = Number(row[q.idKey]);
+    if (!(id > last)) throw new Error(`the service answered a page out of ID order (after ${last})`);
+    last = id;
+    count++;
+    digest.add(row);
+  });
+  return { item: digest.finish(), count, last };
+}
+
+/** Every page of a range with records, starting above `from` (the last ID already written, or the range's start). */
+export async function* pagesOf<T>(fetch: FetchRows, q: PageQuery, range: IdRange, from: number, opts: PagerOptions, newDigest: () => Digest<T>): AsyncGenerator<Page<T>> {
   let after = from;
   let size = opts.pageSize;
   let failuresAtOne = 0;
   let streak = 0;
   for (;;) {
     opts.signal.throwIfAborted();
-    let rows: Row[];
+    let page: Page<T>;
     try {
-      rows = await fetch(pageBody(q, range, after, size));
+      page = await fetchPage(fetch, pageBody(q, range, after, size), q, after, newDigest());
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
       if (!isServerFailure(err) || (size === 1 && ++failuresAtOne >= FAILURES_AT_ONE)) throw err;
@@ -77,13 +102,12 @@ export async function* pagesOf(fetch: FetchRows, q: PageQuery, range: IdRange, f
       opts.onShrink?.(size, err);
       continue;
     }
-    if (rows.length > 0) {
-      const last = Number(rows[rows.length - 1]?.[q.idKey]);
-      if (!Number.isFinite(last) || last <= after) throw new Error(`the service answered a page out of ID order (after ${after})`);
-      yield { rows, last };
-      after = last;
+    const { count } = page;
+    if (count > 0) {
+      yield page;
+      after = page.last;
     }
-    if (rows.length < size || (range.upTo !== null && after >= range.upTo)) return;
+    if (count < size || (range.upTo !== null && after >= range.upTo)) return;
     if (size < opts.pageSize && ++streak >= GROW_AFTER) {
       size = Math.min(opts.pageSize, size * 2);
       streak = 0;

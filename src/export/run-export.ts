@@ -11,9 +11,10 @@ import { openFileSink, removePartial, stdoutSink, type Sink } from './atomic-fil
 import { checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
 import { buildManifest, writeManifest } from './manifest.js';
+import { ByteBuilder } from './byte-builder.js';
 import { createChunker, type Density } from './chunks.js';
 import { inOrder, type Producer } from './ordered.js';
-import { idSelection, pagesOf, type FetchRows, type PageQuery } from './pager.js';
+import { idSelection, pagesOf, type Digest, type FetchRows, type PageQuery } from './pager.js';
 import type { ExportRequest, IdRange } from './plan.js';
 import type { Progress } from './progress.js';
 import { shardRange } from './ranges.js';
@@ -140,9 +141,9 @@ async function densityOf(job: ExportJob, state: Checkpoint, counted: Promise<num
   return bounds && count ? { max: bounds.max, count } : undefined;
 }
 
-/** A page as it is written: its text, how many records it holds, and its highest ID. */
+/** A page as it is written: its bytes, how many records it holds, and its highest ID. */
 interface EncodedPage {
-  readonly text: string;
+  readonly bytes: Buffer;
   readonly rows: number;
   readonly last: number;
 }
@@ -151,18 +152,22 @@ interface EncodedPage {
  * The pages of the rest of the range, in ID order, encoded as they arrive:
  * chunks fetched `concurrency` at a time.
  */
-function pagesLeft(job: ExportJob, state: Checkpoint, query: PageQuery, density: Density | undefined, encode: (rows: Row[]) => string): AsyncGenerator<EncodedPage> {
+function pagesLeft(job: ExportJob, state: Checkpoint, query: PageQuery, density: Density | undefined, encode: (row: Row) => string): AsyncGenerator<EncodedPage> {
   const range = state.range;
   const chunker = createChunker(range, range.last, job.pageSize, density);
   const onShrink = (size: number): void => job.warn(`a page kept failing; asking again with ${size} records a page`);
+  const newDigest = (): Digest<Buffer> => {
+    const bytes = new ByteBuilder();
+    return { add: (row) => bytes.append(encode(row)), finish: () => bytes.bytes() };
+  };
   const next = (): Producer<EncodedPage> | undefined => {
     const chunk = chunker.next();
     if (!chunk) return undefined;
     return async function* chunkPages(signal) {
       let rows = 0;
-      for await (const page of pagesOf(job.fetch, query, chunk, chunk.after, { pageSize: job.pageSize, signal, onShrink })) {
-        rows += page.rows.length;
-        yield { text: encode(page.rows), rows: page.rows.length, last: page.last };
+      for await (const page of pagesOf(job.fetch, query, chunk, chunk.after, { pageSize: job.pageSize, signal, onShrink }, newDigest)) {
+        rows += page.count;
+        yield { bytes: page.item, rows: page.count, last: page.last };
       }
       chunker.observe(chunk, rows);
     };
@@ -182,9 +187,9 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
   try {
     if (sink.bytes === 0) await sink.write(encoder.head());
     const density = await densityOf(job, state, counted);
-    const encode = (rows: Row[]): string => encoder.page(sel.strip ? rows.map((r) => withoutKey(r, sel.idKey)) : rows);
+    const encode = (row: Row): string => encoder.record(sel.strip ? withoutKey(row, sel.idKey) : row);
     for await (const page of pagesLeft(job, state, query, density, encode)) {
-      await sink.write(state.rows === 0 ? encoder.first(page.text) : page.text);
+      await sink.write(state.rows === 0 ? encoder.first(page.bytes) : page.bytes);
       state.rows += page.rows;
       state.bytes = sink.bytes;
       state.range.last = page.last;

@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { networkError, statusError } from './errors.js';
+import { readJsonArray } from './json-array.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { backoffMs, DEFAULT_RETRY, isRetryableError, RETRY_STATUSES, retryAfterMs, type RetryPolicy } from './retry.js';
 import { parseInstanceUrl, type InstanceRoots } from './urls.js';
@@ -56,7 +57,10 @@ export interface HttpResponse {
   /** The body as a stream (for large exports); read it once. */
   readonly body: Dispatcher.ResponseData['body'];
   text(): Promise<string>;
+  /** The body as JSON; an array is read element by element as it arrives (see json-array.ts). */
   json<T = unknown>(): Promise<T>;
+  /** A JSON array body, each element turned by `each` as it arrives; anything else is an error. */
+  jsonArray<T>(each: (element: unknown) => T): Promise<T[]>;
 }
 
 export interface HttpClient {
@@ -153,7 +157,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       headers: res.headers,
       body: res.body,
       text: () => res.body.text(),
-      json: <T,>() => res.body.json() as Promise<T>,
+      json: <T,>() => readJsonArray(res.body) as Promise<T>,
+      jsonArray: async <T,>(each: (element: unknown) => T) => {
+        const value = await readJsonArray(res.body, each);
+        if (!Array.isArray(value)) throw new SvcError(`${spec.method} ${shown} answered ${typeof value === 'object' ? 'an object' : typeof value} where a JSON array was expected`);
+        return value as T[];
+      },
     };
   }
 

@@ -12,8 +12,9 @@ export class Capture implements OutStream {
     readonly isTTY: boolean,
     readonly columns?: number,
   ) {}
-  write(chunk: string): boolean {
-    this.text += chunk;
+  private readonly decoder = new TextDecoder();
+  write(chunk: string | Uint8Array): boolean {
+    this.text += typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
     return true;
   }
 }

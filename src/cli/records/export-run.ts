@@ -15,7 +15,7 @@ import { delimitedOptions } from '../context.js';
 import type { Deps } from '../deps.js';
 import { allFields } from './columns.js';
 import { parseCount, parseFields, queryBody } from './query-body.js';
-import { buildFilter, filterMemberFor, post, type QueryFlags } from './query-run.js';
+import { buildFilter, filterMemberFor, post, postEach, type QueryFlags } from './query-run.js';
 
 export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'filterJson' | 'filterFile' | 'search' | 'tz' | 'explain' | 'printRequest' | 'pageSize'> {
   fields?: string;
@@ -148,11 +148,13 @@ interface ClientSideArgs {
 }
 
 async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, flags: ExportFlags, a: ClientSideArgs): Promise<void> {
-  const [{ runExport }, { createProgress }, { requestKey }] = await Promise.all([
+  const [{ runExport }, { createProgress }, { requestKey }, { tuneHeapForStreaming }] = await Promise.all([
     import('../../export/run-export.js'),
     import('../../export/progress.js'),
     import('../../export/plan.js'),
+    import('../../export/heap.js'),
   ]);
+  tuneHeapForStreaming();
   const showProgress = flags.progress === true || (!flags.quiet && deps.stderr.isTTY);
   const progress = showProgress ? createProgress(deps.stderr, () => deps.now(), `${family.name} export`) : undefined;
   const result = await runExport({
@@ -164,7 +166,7 @@ async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, 
     ...(flags.outputFile ? { target: flags.outputFile } : {}),
     resume: flags.resume === true,
     manifest: flags.manifest === true,
-    fetch: (body) => post<Row[]>(conn, family, body),
+    fetch: (body, each) => postEach(conn, family, body, each),
     count: async (body) => (await post<{ count: number }>(conn, family, body)).count,
     stdout: deps.stdout,
     ...(progress ? { progress } : {}),

@@ -114,6 +114,12 @@ export async function post<T>(conn: Connection, family: ResourceFamily, body: Re
   return res.json<T>();
 }
 
+/** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray). */
+export async function postEach<T = Row>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T): Promise<T[]> {
+  const res = await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
+  return res.jsonArray((element) => (each ? each(element as Row) : (element as T)));
+}
+
 /** Every record, page after page by ID; the ID is fetched even when --fields leaves it out. */
 export async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, pageSize: number): AsyncGenerator<Row> {
   const fields = p.body.fields;

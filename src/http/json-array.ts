@@ -1,0 +1,149 @@
+/**
+ * Reading a JSON array from a byte stream element by element. A page of a
+ * thousand records arrives as a few hundred kilobytes; parsed whole, its text
+ * is one large string that outlives a garbage collection and lands in the old
+ * generation, so a long export's memory grows until a full collection. Here
+ * each element's bytes are cut out as they arrive (a scan for brackets and
+ * quotes: UTF-8 continuation bytes never look like either) and parsed alone,
+ * so every string is small and dies young. A body that is not an array (an
+ * error, a count) is parsed whole.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+type Phase = 'start' | 'value' | 'comma' | 'element' | 'end' | 'whole';
+
+/**
+ * A splitter fed chunk by chunk; `end()` gives the array, each element passed
+ * through `each` as soon as it is complete (so it can be turned into what the
+ * caller keeps while it is still young). Throws SyntaxError on malformed JSON.
+ */
+export class JsonArrayReader {
+  private phase: Phase = 'start';
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** Bytes of the element being read that came in earlier chunks (or the whole body when it is not an array). */
+  private parts: Buffer[] = [];
+  readonly items: unknown[] = [];
+
+  constructor(private readonly each: (element: unknown) => unknown = (e) => e) {}
+
+  feed(chunk: Buffer): void {
+    if (this.phase === 'whole') {
+      this.parts.push(chunk);
+      return;
+    }
+    let i = 0;
+    const n = chunk.length;
+    while (i < n) {
+      const b = chunk[i] as number;
+      if (this.phase === 'element') {
+        i = this.scan(chunk, i);
+        continue;
+      }
+      if (isSpace(b)) {
+        i++;
+        continue;
+      }
+      switch (this.phase) {
+        case 'start':
+          if (b !== OPEN_ARRAY) {
+            this.phase = 'whole';
+            this.parts.push(chunk.subarray(i));
+            return;
+          }
+          this.phase = 'value';
+          i++;
+          break;
+        case 'value':
+          if (b === CLOSE_ARRAY && this.items.length === 0) {
+            this.phase = 'end';
+            i++;
+            break;
+          }
+          this.phase = 'element';
+          this.depth = 0;
+          this.inString = false;
+          this.escaped = false;
+          i = this.scan(chunk, i);
+          break;
+        case 'comma':
+          if (b === COMMA) this.phase = 'value';
+          else if (b === CLOSE_ARRAY) this.phase = 'end';
+          else throw new SyntaxError(`unexpected byte ${b} between the elements of a JSON array`);
+          i++;
+          break;
+        default:
+          throw new SyntaxError('unexpected data after a JSON array');
+      }
+    }
+  }
+
+  /**
+   * Scans an element from `from` to its end (a comma, bracket or space at
+   * depth 0 outside a string); parses it when it ends in this chunk, else
+   * keeps its bytes so far. Returns where scanning stopped.
+   */
+  private scan(chunk: Buffer, from: number): number {
+    const n = chunk.length;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    for (let i = from; i < n; i++) {
+      const b = chunk[i] as number;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+        continue;
+      }
+      if (b === QUOTE) inString = true;
+      else if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
+      else if ((b === CLOSE_OBJECT || b === CLOSE_ARRAY) && depth > 0) depth--;
+      else if (depth === 0 && (b === COMMA || b === CLOSE_ARRAY || isSpace(b))) {
+        this.finish(chunk, from, i);
+        return i;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    this.parts.push(chunk.subarray(from));
+    return n;
+  }
+
+  private finish(chunk: Buffer, from: number, to: number): void {
+    let text: string;
+    if (this.parts.length === 0) text = chunk.toString('utf8', from, to);
+    else {
+      this.parts.push(chunk.subarray(from, to));
+      text = Buffer.concat(this.parts).toString('utf8');
+      this.parts = [];
+    }
+    this.items.push(this.each(JSON.parse(text)));
+    this.phase = 'comma';
+  }
+
+  /** The array (or, for a body that is not one, the parsed body). */
+  end(): unknown {
+    if (this.phase === 'whole') return JSON.parse(Buffer.concat(this.parts).toString('utf8'));
+    if (this.phase !== 'end') throw new SyntaxError('unexpected end of a JSON array');
+    return this.items;
+  }
+}
+
+/** Reads a JSON body from a stream of byte chunks, element by element (through `each`) when it is an array. */
+export async function readJsonArray(chunks: AsyncIterable<Buffer>, each?: (element: unknown) => unknown): Promise<unknown> {
+  const reader = new JsonArrayReader(each);
+  for await (const chunk of chunks) reader.feed(chunk);
+  return reader.end();
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ByteBuilder } from '../../src/export/byte-builder.js';
+import { JsonArrayReader } from '../../src/http/json-array.js';
+import { createRandom } from '../../src/util/random.js';
+
+const PIECES = ['a', 'é', '東', '😀', '"', '\\', ',', ']', '[', '{', '}', ' ', '\n', '\t', '\u0000', '\u2028'];
+
+function randomValue(next: () => number, depth: number): unknown {
+  const r = next();
+  if (depth > 2 || r < 0.3) {
+    const k = Math.floor(next() * 5);
+    if (k === 0) return null;
+    if (k === 1) return next() < 0.5;
+    if (k === 2) return Math.round((next() - 0.5) * 1e6) / 100;
+    return Array.from({ length: Math.floor(next() * 6) }, () => PIECES[Math.floor(next() * PIECES.length)]).join('');
+  }
+  if (r < 0.45) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+  return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, (_, i) => [`k${i}${PIECES[Math.floor(next() * PIECES.length)]}`, randomValue(next, depth + 1)]));
+}
+
+/** Feeds the bytes in random cuts (often inside a multi-byte character or an escape). */
+function readInCuts(bytes: Buffer, next: () => number): unknown {
+  const reader = new JsonArrayReader();
+  let at = 0;
+  while (at < bytes.length) {
+    const size = 1 + Math.floor(next() * 12);
+    reader.feed(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return reader.end();
+}
+
+describe('JsonArrayReader', () => {
+  it('reads what JSON.parse reads, however the bytes are cut, with any spacing', () => {
+    const random = createRandom(11);
+    for (let i = 0; i < 1500; i++) {
+      const value = random.next() < 0.85 ? Array.from({ length: Math.floor(random.next() * 6) }, () => randomValue(random.next, 0)) : randomValue(random.next, 0);
+      const text = random.next() < 0.5 ? JSON.stringify(value) : JSON.stringify(value, null, 1 + Math.floor(random.next() * 3));
+      expect(readInCuts(Buffer.from(text), random.next), text).toEqual(JSON.parse(text));
+    }
+  });
+
+  it('passes each element through `each` as it completes', () => {
+    const seen: unknown[] = [];
+    const reader = new JsonArrayReader((e) => {
+      seen.push(e);
+      return (e as { ID: number }).ID;
+    });
+    reader.feed(Buffer.from('[{"ID":1,"s":"a,]"},'));
+    expect(seen).toEqual([{ ID: 1, s: 'a,]' }]);
+    reader.feed(Buffer.from(' {"ID":2}]\n'));
+    expect(reader.end()).toEqual([1, 2]);
+  });
+
+  it('throws a SyntaxError on malformed or cut-off arrays, as JSON.parse does', () => {
+    for (const bad of ['[1,]', '[1 2]', '[{"a":1}', '[1]x', '[', '[,1]', '{"a":']) {
+      const reader = new JsonArrayReader();
+      expect(() => {
+        reader.feed(Buffer.from(bad));
+        reader.end();
+      }, bad).toThrow(SyntaxError);
+    }
+  });
+});
+
+describe('ByteBuilder', () => {
+  it('gives the UTF-8 bytes of everything appended, across blocks', () => {
+    const b = new ByteBuilder();
+    const parts: string[] = [];
+    for (let i = 0; i < 5000; i++) parts.push(`${i},é東😀,"x"\n`);
+    parts.push('y'.repeat(200_000));
+    for (const p of parts) b.append(p);
+    const expected = Buffer.from(parts.join(''));
+    expect(b.length).toBe(expected.length);
+    expect(b.bytes().equals(expected)).toBe(true);
+    expect(new ByteBuilder().bytes().length).toBe(0);
+  });
+});
