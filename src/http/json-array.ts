@@ -3,10 +3,18 @@
  * thousand records arrives as a few hundred kilobytes; parsed whole, its text
  * is one large string that outlives a garbage collection and lands in the old
  * generation, so a long export's memory grows until a full collection. Here
- * each element's bytes are cut out as they arrive (a scan for brackets and
- * quotes: UTF-8 continuation bytes never look like either) and parsed alone,
- * so every string is small and dies young. A body that is not an array (an
- * error, a count) is parsed whole.
+ * each element's bytes are cut out as they arrive and parsed alone, so every
+ * string is small and dies young.
+ *
+ * Two ways to find an element's end. Records are objects: the fast way jumps
+ * from one closing brace to the next (a native search) and takes the first
+ * one followed by a comma or the closing bracket whose bytes JSON.parse
+ * accepts; a brace inside a string or a nested value leaves an unterminated
+ * string or bracket behind it, which JSON.parse refuses, so the search goes on.
+ * Anything else (other elements, an element larger than a megabyte) goes the
+ * general way: a byte scan for brackets and quotes (UTF-8 continuation bytes
+ * never look like either). A body that is not an array (an error, a count)
+ * is parsed whole.
  */
 
 const QUOTE = 0x22;
@@ -33,9 +41,19 @@ export class JsonArrayReader {
   private escaped = false;
   /** Bytes of the element being read that came in earlier chunks (or the whole body when it is not an array). */
   private parts: Buffer[] = [];
-  readonly items: unknown[] = [];
 
-  constructor(private readonly each: (element: unknown) => unknown = (e) => e) {}
+  constructor(
+    private readonly each: (element: unknown) => unknown = (e) => e,
+    /** The elements so far (shared with a fast reader that hands over mid-array). */
+    readonly items: unknown[] = [],
+  ) {}
+
+  /** A reader that continues an array at an element's start, after `items`. */
+  static continuing(each: (element: unknown) => unknown, items: unknown[]): JsonArrayReader {
+    const reader = new JsonArrayReader(each, items);
+    reader.phase = 'value';
+    return reader;
+  }
 
   feed(chunk: Buffer): void {
     if (this.phase === 'whole') {
@@ -141,9 +159,102 @@ export class JsonArrayReader {
   }
 }
 
+/** An element whose bytes grew past this without ending goes to the general reader. */
+const FAST_LIMIT = 1024 * 1024;
+const REFUSED = Symbol('refused');
+
+/** JSON.parse of a byte range, or REFUSED when the bytes are not (yet) one JSON value. */
+function tryParse(buf: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+  } catch (err) {
+    if (err instanceof SyntaxError) return REFUSED;
+    throw err;
+  }
+}
+
+/** The fast reader of an array of objects (see the top of this file); hands over to JsonArrayReader otherwise. */
+export class ObjectArrayReader {
+  private phase: 'start' | 'value' | 'element' | 'end' = 'start';
+  /** The unfinished element's bytes so far (it starts at 0), and where its next brace search starts. */
+  private carry: Buffer | undefined;
+  private searchFrom = 0;
+  private general: JsonArrayReader | undefined;
+  readonly items: unknown[] = [];
+
+  constructor(private readonly each: (element: unknown) => unknown = (e) => e) {}
+
+  feed(chunk: Buffer): void {
+    if (this.general) {
+      this.general.feed(chunk);
+      return;
+    }
+    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    this.carry = undefined;
+    let pos = 0;
+    let start = 0;
+    let search = this.searchFrom;
+    const n = buf.length;
+    for (;;) {
+      if (this.phase !== 'element') {
+        while (pos < n && isSpace(buf[pos] as number)) pos++;
+        if (pos === n) return;
+      }
+      const b = buf[pos] as number;
+      if (this.phase === 'start') {
+        if (b !== OPEN_ARRAY) return this.handOver(new JsonArrayReader(this.each), buf.subarray(pos));
+        this.phase = 'value';
+        pos++;
+      } else if (this.phase === 'value') {
+        if (b === CLOSE_ARRAY && this.items.length === 0) {
+          this.phase = 'end';
+          pos++;
+        } else if (b === OPEN_OBJECT) {
+          this.phase = 'element';
+          start = pos;
+          search = pos + 1;
+        } else return this.handOver(JsonArrayReader.continuing(this.each, this.items), buf.subarray(pos));
+      } else if (this.phase === 'end') {
+        throw new SyntaxError('unexpected data after a JSON array');
+      } else {
+        const close = buf.indexOf(CLOSE_OBJECT, search);
+        let next = close + 1;
+        while (close >= 0 && next < n && isSpace(buf[next] as number)) next++;
+        if (close < 0 || next === n) {
+          if (n - start > FAST_LIMIT) return this.handOver(JsonArrayReader.continuing(this.each, this.items), buf.subarray(start));
+          this.carry = buf.subarray(start);
+          this.searchFrom = close < 0 ? n - start : close - start;
+          return;
+        }
+        const after = buf[next] as number;
+        const value = after === COMMA || after === CLOSE_ARRAY ? tryParse(buf, start, close + 1) : REFUSED;
+        if (value === REFUSED) {
+          search = close + 1;
+          continue;
+        }
+        this.items.push(this.each(value));
+        this.phase = after === COMMA ? 'value' : 'end';
+        pos = next + 1;
+      }
+    }
+  }
+
+  private handOver(reader: JsonArrayReader, rest: Buffer): void {
+    this.general = reader;
+    reader.feed(rest);
+  }
+
+  /** The array (or, for a body that is not one, the parsed body). */
+  end(): unknown {
+    if (this.general) return this.general.end();
+    if (this.phase !== 'end') throw new SyntaxError('unexpected end of a JSON array');
+    return this.items;
+  }
+}
+
 /** Reads a JSON body from a stream of byte chunks, element by element (through `each`) when it is an array. */
 export async function readJsonArray(chunks: AsyncIterable<Buffer>, each?: (element: unknown) => unknown): Promise<unknown> {
-  const reader = new JsonArrayReader(each);
+  const reader = new ObjectArrayReader(each);
   for await (const chunk of chunks) reader.feed(chunk);
   return reader.end();
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteBuilder } from '../../src/export/byte-builder.js';
-import { JsonArrayReader } from '../../src/http/json-array.js';
+import { JsonArrayReader, ObjectArrayReader } from '../../src/http/json-array.js';
 import { createRandom } from '../../src/util/random.js';
 
 const PIECES = ['a', 'é', '東', '😀', '"', '\\', ',', ']', '[', '{', '}', ' ', '\n', '\t', '\u0000', '\u2028'];
@@ -18,9 +18,11 @@ function randomValue(next: () => number, depth: number): unknown {
   return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, (_, i) => [`k${i}${PIECES[Math.floor(next() * PIECES.length)]}`, randomValue(next, depth + 1)]));
 }
 
+const READERS = { ObjectArrayReader, JsonArrayReader } as const;
+
 /** Feeds the bytes in random cuts (often inside a multi-byte character or an escape). */
-function readInCuts(bytes: Buffer, next: () => number): unknown {
-  const reader = new JsonArrayReader();
+function readInCuts(Reader: (typeof READERS)[keyof typeof READERS], bytes: Buffer, next: () => number): unknown {
+  const reader = new Reader();
   let at = 0;
   while (at < bytes.length) {
     const size = 1 + Math.floor(next() * 12);
@@ -30,15 +32,41 @@ function readInCuts(bytes: Buffer, next: () => number): unknown {
   return reader.end();
 }
 
-describe('JsonArrayReader', () => {
+/** Records like the service's, with braces, brackets, commas and quotes inside strings and nested values. */
+function randomRecord(next: () => number): Record<string, unknown> {
+  const tricky = ['},{', '}]', '"},{"', '{"a":1}', '\\"}', 'x', 'é東😀'];
+  const pick = (): string => tricky[Math.floor(next() * tricky.length)] ?? '';
+  return { ID: Math.floor(next() * 1e6), name: pick() + pick(), meta: next() < 0.3 ? { a: [{ b: pick() }, { c: null }] } : pick(), n: next() < 0.5 ? null : next() };
+}
+
+describe.each(Object.entries(READERS))('%s', (_name, Reader) => {
   it('reads what JSON.parse reads, however the bytes are cut, with any spacing', () => {
     const random = createRandom(11);
     for (let i = 0; i < 1500; i++) {
-      const value = random.next() < 0.85 ? Array.from({ length: Math.floor(random.next() * 6) }, () => randomValue(random.next, 0)) : randomValue(random.next, 0);
+      const r = random.next();
+      const value =
+        r < 0.45
+          ? Array.from({ length: Math.floor(random.next() * 6) }, () => randomValue(random.next, 0))
+          : r < 0.9
+            ? Array.from({ length: Math.floor(random.next() * 8) }, () => randomRecord(random.next))
+            : randomValue(random.next, 0);
       const text = random.next() < 0.5 ? JSON.stringify(value) : JSON.stringify(value, null, 1 + Math.floor(random.next() * 3));
-      expect(readInCuts(Buffer.from(text), random.next), text).toEqual(JSON.parse(text));
+      expect(readInCuts(Reader, Buffer.from(text), random.next), text).toEqual(JSON.parse(text));
     }
   });
+
+  it('throws a SyntaxError on malformed or cut-off arrays, as JSON.parse does', () => {
+    for (const bad of ['[1,]', '[1 2]', '[{"a":1}', '[1]x', '[', '[,1]', '{"a":', '[{"a":1},]', '[{"a":1} {"b":2}]', '[{"a":"}]"']) {
+      const reader = new Reader();
+      expect(() => {
+        reader.feed(Buffer.from(bad));
+        reader.end();
+      }, bad).toThrow(SyntaxError);
+    }
+  });
+});
+
+describe('JsonArrayReader', () => {
 
   it('passes each element through `each` as it completes', () => {
     const seen: unknown[] = [];
@@ -52,14 +80,15 @@ describe('JsonArrayReader', () => {
     expect(reader.end()).toEqual([1, 2]);
   });
 
-  it('throws a SyntaxError on malformed or cut-off arrays, as JSON.parse does', () => {
-    for (const bad of ['[1,]', '[1 2]', '[{"a":1}', '[1]x', '[', '[,1]', '{"a":']) {
-      const reader = new JsonArrayReader();
-      expect(() => {
-        reader.feed(Buffer.from(bad));
-        reader.end();
-      }, bad).toThrow(SyntaxError);
-    }
+  it('hands a record larger than a megabyte to the general reader without losing a byte', () => {
+    const big = { ID: 1, content: 'é'.repeat(700_000) };
+    const text = JSON.stringify([{ ID: 0 }, big, { ID: 2 }]);
+    const random = createRandom(3);
+    const reader = new ObjectArrayReader();
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; at += 65_536) reader.feed(bytes.subarray(at, at + 65_536));
+    expect(reader.end()).toEqual([{ ID: 0 }, big, { ID: 2 }]);
+    expect(readInCuts(ObjectArrayReader, Buffer.from(JSON.stringify([{ a: '}'.repeat(50) }])), random.next)).toEqual([{ a: '}'.repeat(50) }]);
   });
 });
 
