@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { nowSeconds, type SandboxContext, type Session } from '../context.js';
+import { prepareCached } from '../data/query/statements.js';
 import { HttpError } from '../errors.js';
 import { table } from '../schema.js';
 import { findToken } from './tokens.js';
@@ -33,7 +34,7 @@ interface UserRow {
 /** Groups and permissions of a user. */
 export function grantsOf(ctx: SandboxContext, user: number): Pick<Session, 'groups' | 'permissions' | 'admin'> {
   const groups: Record<string, boolean> = {};
-  for (const g of ctx.db.prepare(`SELECT "group" AS g, writable FROM ${table(ctx.instance, 'groups2users')} WHERE "user" = ?`).all(user) as {
+  for (const g of prepareCached(ctx.db, `SELECT "group" AS g, writable FROM ${table(ctx.instance, 'groups2users')} WHERE "user" = ?`).all(user) as {
     g: number;
     writable: number;
   }[]) {
@@ -42,11 +43,10 @@ export function grantsOf(ctx: SandboxContext, user: number): Pick<Session, 'grou
   const permissions: Record<string, boolean> = {};
   const ids = Object.keys(groups).map(Number);
   if (ids.length > 0) {
-    const rows = ctx.db
-      .prepare(
-        `SELECT identifier, writable FROM ${table(ctx.instance, 'permissions')} WHERE identifier IS NOT NULL AND "group" IN (${ids.map(() => '?').join(', ')})`,
-      )
-      .all(...ids) as { identifier: string; writable: number }[];
+    const rows = prepareCached(
+      ctx.db,
+      `SELECT identifier, writable FROM ${table(ctx.instance, 'permissions')} WHERE identifier IS NOT NULL AND "group" IN (${ids.map(() => '?').join(', ')})`,
+    ).all(...ids) as { identifier: string; writable: number }[];
     for (const p of rows) permissions[p.identifier] = (permissions[p.identifier] ?? false) || p.writable === 1;
   }
   return { groups, permissions, admin: 'admin' in permissions };
@@ -57,12 +57,10 @@ export function sessionFromToken(ctx: SandboxContext, token: string): Session | 
   const row = findToken(ctx, token);
   const now = nowSeconds(ctx);
   if (!row || (row.expdate !== null && row.expdate <= now)) return undefined;
-  const user = ctx.db
-    .prepare(`SELECT "ID", name, email, contact, nopublic, activity, expdate FROM ${table(ctx.instance, 'users')} WHERE "ID" = ?`)
-    .get(row.user) as UserRow | undefined;
+  const user = prepareCached(ctx.db, `SELECT "ID", name, email, contact, nopublic, activity, expdate FROM ${table(ctx.instance, 'users')} WHERE "ID" = ?`).get(row.user) as UserRow | undefined;
   if (!user || user.activity !== 0 || (user.expdate !== null && user.expdate <= now)) return undefined;
   if (row.application !== null) {
-    const app = ctx.db.prepare(`SELECT activity FROM ${table(ctx.instance, 'applications')} WHERE "ID" = ?`).get(row.application) as
+    const app = prepareCached(ctx.db, `SELECT activity FROM ${table(ctx.instance, 'applications')} WHERE "ID" = ?`).get(row.application) as
       | { activity: number }
       | undefined;
     if (!app || app.activity !== 0) return undefined;

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { nowSeconds, type SandboxContext } from '../context.js';
+import { prepareCached } from '../data/query/statements.js';
 import { table } from '../schema.js';
 
 export interface TokenRow {
@@ -41,7 +42,7 @@ export function issueToken(
 }
 
 export function findToken(ctx: SandboxContext, token: string): TokenRow | undefined {
-  return ctx.db.prepare(`SELECT token, user, application, identifier, expdate FROM ${table(ctx.instance, '_tokens')} WHERE token = ?`).get(token) as
+  return prepareCached(ctx.db, `SELECT token, user, application, identifier, expdate FROM ${table(ctx.instance, '_tokens')} WHERE token = ?`).get(token) as
     | TokenRow
     | undefined;
 }
