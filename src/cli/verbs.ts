@@ -7,6 +7,7 @@ import type { Operation } from '../catalogue/index.js';
 export const serviceVerbs: readonly { readonly verb: string; readonly operation: Operation }[] = [
   { verb: 'query', operation: 'list' },
   { verb: 'count', operation: 'list' },
+  { verb: 'sum', operation: 'list' },
   { verb: 'export', operation: 'list' },
   { verb: 'get', operation: 'get' },
   { verb: 'exists', operation: 'exists' },

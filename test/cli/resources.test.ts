@@ -13,7 +13,7 @@ describe('svc resources', () => {
     expect(lines).toHaveLength(65);
     expect(lines.find((l) => l.startsWith('accounts '))).toMatch(/^accounts\s+read-write\s+all\s+accounts\s+writable accounts\s+-$/);
     expect(lines.find((l) => l.startsWith('addresses '))).toMatch(/accounts\s+writable accounts\s+account \(accounts\)$/);
-    expect(lines.find((l) => l.startsWith('groups2users '))).toMatch(/admin read-only\s+query,count,export,get,exists\s+admin\s+-/);
+    expect(lines.find((l) => l.startsWith('groups2users '))).toMatch(/admin read-only\s+query,count,sum,export,get,exists\s+admin\s+-/);
     expect(lines.find((l) => l.startsWith('comments '))).toMatch(/none\s+creator only\s+record \(records\)$/);
   });
 
@@ -22,7 +22,7 @@ describe('svc resources', () => {
     expect(r.code).toBe(0);
     const data = JSON.parse(r.stdout) as { name: string; access: string; verbs: string[]; read: { anyOf: string[] }; dependsOn: unknown[] }[];
     expect(data).toHaveLength(64);
-    expect(data.find((f) => f.name === 'binfiles')).toMatchObject({ access: 'read-only', verbs: ['query', 'count', 'export', 'get', 'exists'] });
+    expect(data.find((f) => f.name === 'binfiles')).toMatchObject({ access: 'read-only', verbs: ['query', 'count', 'sum', 'export', 'get', 'exists'] });
     expect(data.find((f) => f.name === 'addresses')?.dependsOn).toEqual([{ field: 'account', family: 'accounts' }]);
     expect(data.find((f) => f.name === 'transactions')?.read.anyOf).toEqual(['billing', 'procurement', 'production']);
   });

@@ -45,11 +45,11 @@ describe('resource catalogue', () => {
     expect(readOnly).toContain('binfiles');
     for (const name of readOnly) {
       const verbs = verbsOf(family(name).operations);
-      expect(verbs).toEqual(['query', 'count', 'export', 'get', 'exists']);
+      expect(verbs).toEqual(['query', 'count', 'sum', 'export', 'get', 'exists']);
       expect(family(name).permissions.write).toBeNull();
     }
     expect(verbsOf(family('accounts').operations)).toEqual([
-      'query', 'count', 'export', 'get', 'exists', 'create', 'update', 'delete',
+      'query', 'count', 'sum', 'export', 'get', 'exists', 'create', 'update', 'delete',
     ]);
   });
 
