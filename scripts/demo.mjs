@@ -1,10 +1,10 @@
 // `npm run demo`: the main job end to end, with svc's own commands. Builds svc,
 // starts a sandbox in a temporary data dir, signs in with svc login, queries
-// customers with a filter, exports them as CSV, signs out and stops the sandbox
+// customers with a filter, exports them to a CSV file, signs out and stops the sandbox
 // again, even when a step fails.
 // svc's config lives in the temporary dir too: the demo never touches yours.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,14 +55,14 @@ function login(sandbox) {
   svc([...args, '--insecure-storage'], { input: sandbox.password, extraEnv });
 }
 
-/** The customers of the demo tenant as a CSV file, written with svc's own query (every page, streamed). */
+/** The customers of the demo tenant as a CSV file, with svc's export (keyset pages, atomic file, manifest). */
 function exportCustomers() {
   const file = join(temp, 'customers.csv');
-  const args = ['accounts', 'query', '--filter', 'type = CUSTOMER', '--fields', 'ID,lastname,city=contact.city,lastmodified', '--all', '-o', 'csv'];
-  process.stdout.write(`\n$ svc ${shellWords(args)} > customers.csv    # every customer, as CSV\n`);
-  writeFileSync(file, svc(args, { capture: true }));
+  const args = ['accounts', 'export', '--filter', 'type = CUSTOMER', '--fields', 'ID,lastname,city=contact.city,lastmodified', '--format', 'csv', '--output', file, '--manifest'];
+  svc(args, { title: 'every customer to a file, as a cron job would' });
   const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  process.stdout.write(`wrote ${file}: ${lines.length - 1} customers; the first lines:\n${lines.slice(0, 6).join('\n')}\n`);
+  const manifest = JSON.parse(readFileSync(`${file}.manifest.json`, 'utf8'));
+  process.stdout.write(`wrote ${file}: ${manifest.rows} customers, sha256 ${String(manifest.sha256).slice(0, 12)}…; the first lines:\n${lines.slice(0, 6).join('\n')}\n`);
 }
 
 async function demo() {
