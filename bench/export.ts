@@ -21,13 +21,12 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads';
 import { findFamily } from '../src/catalogue/index.js';
 import { sessionFromToken } from '../src/sandbox/auth/session.js';
-import { issueToken } from '../src/sandbox/auth/tokens.js';
 import { runQuery } from '../src/sandbox/data/query/index.js';
 import { encodeBody } from '../src/sandbox/http/respond.js';
-import { startSandbox } from '../src/sandbox/server.js';
+import { closeBenchWorker, seedWithToken, startBenchWorker } from './worker-sandbox.js';
 
 const PAGE = 1000;
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -46,16 +45,9 @@ interface Raw {
 
 /** Worker side: seed, answer `raw` with the in-process serving time of every keyset page, close on `close`. */
 async function serve(dataDir: string, accounts: number): Promise<void> {
-  const t0 = performance.now();
-  const sandbox = await startSandbox({ dataDir, port: 0, seedAccounts: accounts });
-  const seedMs = performance.now() - t0;
-  const creds = sandbox.credentials.demo;
-  const user = creds?.users.find((u) => u.name === 'demo');
-  const app = creds?.applications.find((a) => a.identifier === 'svc-cli');
+  const { sandbox, seedMs, ctx, token } = await seedWithToken(dataDir, accounts, 'bench-export');
   const family = findFamily('accounts');
-  if (!user || !app || !family) throw new Error('the demo instance has no demo user, svc-cli application or accounts');
-  const ctx = { db: sandbox.db, instance: 'demo', now: () => Date.now() };
-  const { token } = issueToken(ctx, { user: user.id, application: app.id, identifier: 'bench-export' });
+  if (!family) throw new Error('the catalogue has no accounts');
   const session = sessionFromToken(ctx, token);
   if (!session) throw new Error('the bench token has no session');
   const count = (runQuery(ctx, session, family, { count: true }).json as { count: number }).count;
@@ -167,12 +159,6 @@ function svcClients(out: string): Client[] {
   ];
 }
 
-function startWorker(dataDir: string, accounts: number): Worker {
-  // The worker runs this same TypeScript file, so it registers tsx's loader first.
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  return new Worker(boot, { eval: true, workerData: { dataDir, accounts } });
-}
-
 const ask = <T>(worker: Worker, message?: string): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     worker.once('message', (m: T) => resolve(m));
@@ -202,7 +188,7 @@ interface Measured {
 async function measureSize(size: number, limitS: number, rounds: number): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
   mkdirSync(join(dir, 'data'));
-  const worker = startWorker(join(dir, 'data'), size);
+  const worker = startBenchWorker(import.meta.url, { dataDir: join(dir, 'data'), accounts: size });
   try {
     const ready = await ask<Ready>(worker);
     writeFileSync(join(dir, 'rss.mjs'), RSS_REPORTER);
@@ -227,10 +213,7 @@ async function measureSize(size: number, limitS: number, rounds: number): Promis
     }
     return { ready, baseline, raws, svc };
   } finally {
-    const closed = new Promise<void>((resolve) => worker.on('message', (m) => m === 'closed' && resolve()));
-    worker.postMessage('close');
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
-    await worker.terminate();
+    await closeBenchWorker(worker);
     rmSync(dir, { recursive: true, force: true });
   }
 }

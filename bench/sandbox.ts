@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
-import { issueToken } from '../src/sandbox/auth/tokens.js';
-import { startSandbox } from '../src/sandbox/server.js';
 import { table } from '../src/sandbox/schema.js';
+import { closeBenchWorker, seedWithToken, startBenchWorker } from './worker-sandbox.js';
 
 interface Ready {
   readonly origin: string;
@@ -27,15 +26,7 @@ interface Ready {
 
 /** Worker side: start and seed the sandbox, issue a token, serve until told to close. */
 async function serve(dataDir: string, accounts: number): Promise<void> {
-  const t0 = performance.now();
-  const sandbox = await startSandbox({ dataDir, port: 0, seedAccounts: accounts });
-  const seedMs = performance.now() - t0;
-  const creds = sandbox.credentials.demo;
-  const user = creds?.users.find((u) => u.name === 'demo');
-  const app = creds?.applications.find((a) => a.identifier === 'svc-cli');
-  if (!user || !app) throw new Error('the demo instance has no demo user or svc-cli application');
-  const ctx = { db: sandbox.db, instance: 'demo', now: () => Date.now() };
-  const { token } = issueToken(ctx, { user: user.id, application: app.id, identifier: 'bench' });
+  const { sandbox, seedMs, token } = await seedWithToken(dataDir, accounts, 'bench');
   const t = table('demo', 'accounts');
   const maxId = sandbox.db.prepare(`SELECT max("ID") FROM ${t}`).pluck().get() as number;
   const customers = sandbox.db.prepare(`SELECT count(*) FROM ${t} WHERE type = 1`).pluck().get() as number;
@@ -122,13 +113,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-sandbox-'));
-  // The worker runs this same TypeScript file, so it registers tsx's loader first.
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: { dataDir: dir, accounts } });
-  const closed = new Promise<void>((resolve) => {
-    worker.on('message', (m) => m === 'closed' && resolve());
-    worker.once('exit', () => resolve());
-  });
+  const worker = startBenchWorker(import.meta.url, { dataDir: dir, accounts });
   try {
     const ready = await new Promise<Ready>((resolve, reject) => {
       worker.once('message', (m: Ready) => resolve(m));
@@ -165,9 +150,7 @@ async function main(): Promise<void> {
     printTable(figures);
     console.log('targets: 1000-row page median under 50 ms; single GETs above 2,000/s');
   } finally {
-    worker.postMessage('close');
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
-    await worker.terminate();
+    await closeBenchWorker(worker);
     rmSync(dir, { recursive: true, force: true });
   }
 }

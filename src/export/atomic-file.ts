@@ -24,6 +24,11 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+/** A chunk as bytes: text is encoded as UTF-8 once, and bytes pass as they are. */
+function toBytes(chunk: string | Uint8Array): Uint8Array {
+  return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+}
+
 /** `FILE.svc-partial` */
 export function partialPath(target: string): string {
   return `${target}.svc-partial`;
@@ -65,7 +70,7 @@ export async function openFileSink(target: string, resumeAt?: number): Promise<S
       return bytes;
     },
     async write(chunk) {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      const buf = toBytes(chunk);
       hash.update(buf);
       let done = 0;
       while (done < buf.length) done += (await fh.write(buf, done, buf.length - done, bytes + done)).bytesWritten;
@@ -112,7 +117,7 @@ export function stdoutSink(out: OutStream): Sink {
       return bytes;
     },
     async write(chunk) {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      const buf = toBytes(chunk);
       hash.update(buf);
       bytes += buf.length;
       out.write(buf);

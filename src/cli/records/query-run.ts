@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { UsageError } from '../../errors.js';
+import type { HttpResponse } from '../../http/client.js';
 import type { Row, View } from '../../output/view.js';
 import { connect, resolveTarget, type Connection, type ConnectionOptions } from '../connection.js';
 import { createContext, emit, type CommandContext } from '../context.js';
@@ -110,14 +111,17 @@ async function plan(self: Command, family: ResourceFamily, flags: QueryFlags, de
 
 /** Sends one query body to the family and parses the JSON answer. */
 export async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
-  const res = await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
-  return res.json<T>();
+  return (await queryRequest(conn, family, body)).json<T>();
 }
 
 /** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray). */
 export async function postEach<T = Row>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T): Promise<T[]> {
-  const res = await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
-  return res.jsonArray((element) => (each ? each(element as Row) : (element as T)));
+  return (await queryRequest(conn, family, body)).jsonArray((element) => (each ? each(element as Row) : (element as T)));
+}
+
+/** The query operation: a POST on the family's collection, safe to repeat. */
+function queryRequest(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<HttpResponse> {
+  return conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
 }
 
 /** Every record, page after page by ID; the ID is fetched even when --fields leaves it out. */
