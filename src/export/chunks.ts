@@ -3,14 +3,19 @@
  * other, so every worker stays busy and the writer, which writes chunks in
  * order, never waits long for the next one. A chunk is sized to hold about a
  * page of records: its width in IDs follows the density measured so far
- * (records per ID), starting from the count and ID bounds when known.
+ * (records per ID), starting from a sample taken before the run when known.
  */
 import type { IdRange } from './plan.js';
 
-/** What is known of the matching records before the run: the highest ID and how many there are. */
+/**
+ * What is known of the matching records before the run: the highest ID, and
+ * a sample of their density: `count` records lie above the start, up to
+ * `upTo` (the IDs of a first page, asked for IDs only).
+ */
 export interface Density {
   readonly max: number;
   readonly count: number;
+  readonly upTo: number;
 }
 
 export interface Chunker {
@@ -35,7 +40,7 @@ export function createChunker(range: IdRange, from: number, pageSize: number, kn
   const knownMax = known ? (end === null ? known.max : Math.min(known.max, end)) : undefined;
   let cursor = from;
   let handedOut = false;
-  let width = initialWidth(pageSize, from, knownMax, known?.count);
+  let width = initialWidth(pageSize, from, known);
   return {
     next() {
       if (handedOut) return undefined;
@@ -57,8 +62,8 @@ export function createChunker(range: IdRange, from: number, pageSize: number, kn
   };
 }
 
-function initialWidth(pageSize: number, from: number, max: number | undefined, count: number | undefined): number {
-  if (max === undefined || !count || max <= from) return pageSize;
-  const density = count / (max - from);
+function initialWidth(pageSize: number, from: number, known: Density | undefined): number {
+  if (!known || !known.count || known.upTo <= from) return pageSize;
+  const density = known.count / (known.upTo - from);
   return density >= 1 ? pageSize : Math.max(1, Math.floor((FILL * pageSize) / density));
 }

@@ -72,13 +72,15 @@ function remaining(range: RangeState): Record<string, number> {
   return range.upTo === null ? { '>': range.last } : { '>': range.last, '<=': range.upTo };
 }
 
-/** The lowest and highest ID matching the filter (within `ids` when given), or undefined when nothing matches. */
-async function idBounds(fetch: FetchRows, req: ExportRequest, ids?: Record<string, number>): Promise<{ min: number; max: number } | undefined> {
-  const ask = async (sort: string): Promise<number | undefined> => {
-    const first = (await fetch({ ...withIds(req, ids), sort: [sort], limit: 1, fields: ['ID'] }))[0];
-    return first ? Number(first.ID) : undefined;
-  };
-  const [min, max] = await Promise.all([ask('+ID'), ask('-ID')]);
+/** The ID of the first record matching the filter (within `ids` when given) in `sort` order: +ID the lowest, -ID the highest. */
+async function firstId(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', ids?: Record<string, number>): Promise<number | undefined> {
+  const first = (await fetch({ ...withIds(req, ids), sort: [sort], limit: 1, fields: ['ID'] }))[0];
+  return first ? Number(first.ID) : undefined;
+}
+
+/** The lowest and highest ID matching the filter, or undefined when nothing matches. */
+async function idBounds(fetch: FetchRows, req: ExportRequest): Promise<{ min: number; max: number } | undefined> {
+  const [min, max] = await Promise.all([firstId(fetch, req, '+ID'), firstId(fetch, req, '-ID')]);
   return min === undefined || max === undefined ? undefined : { min, max };
 }
 
@@ -122,23 +124,30 @@ function explain(err: unknown, state: Checkpoint, target: string | undefined): S
   return new SvcError(`${base.message}; ${hint}`, base.exitCode);
 }
 
-/** How many records are left to export: for the progress line, and to size parallel chunks. */
-function countLeft(job: ExportJob, state: Checkpoint): Promise<number> | undefined {
-  if (!job.count || (!job.progress && job.concurrency <= 1)) return undefined;
-  const count = job.count({ ...withIds(state.request, remaining(state.range)), count: true });
-  count.then((n) => job.progress?.setTotal(state.rows + n), () => undefined);
-  return count;
+/** How many records are left to export, for the progress line (on a terminal, or with --progress). */
+function countLeft(job: ExportJob, state: Checkpoint): void {
+  if (!job.count || !job.progress) return;
+  const progress = job.progress;
+  job.count({ ...withIds(state.request, remaining(state.range)), count: true }).then((n) => progress.setTotal(state.rows + n), () => undefined);
 }
 
 /**
- * What parallel chunks are sized from: the highest remaining ID and how many
- * records are left. Without it (one request at a time, or a failed count)
- * the rest of the range is one chunk, paged by ID.
+ * What parallel chunks are sized from: the highest remaining ID, and the IDs
+ * of the first page of what is left (IDs only: small and quick to serve). A
+ * count would do too, but with a filter it costs the service a scan of the
+ * whole range before the first page. Without it (one request at a time) the
+ * rest of the range is one chunk, paged by ID.
  */
-async function densityOf(job: ExportJob, state: Checkpoint, counted: Promise<number> | undefined): Promise<Density | undefined> {
-  if (job.concurrency <= 1 || !counted) return undefined;
-  const [bounds, count] = await Promise.all([idBounds(job.fetch, state.request, remaining(state.range)), counted.catch(() => undefined)]);
-  return bounds && count ? { max: bounds.max, count } : undefined;
+async function densityOf(job: ExportJob, state: Checkpoint): Promise<Density | undefined> {
+  if (job.concurrency <= 1) return undefined;
+  const ids = remaining(state.range);
+  const [sample, max] = await Promise.all([
+    job.fetch({ ...withIds(state.request, ids), sort: ['+ID'], limit: job.pageSize, fields: ['ID'] }),
+    firstId(job.fetch, state.request, '-ID', ids),
+  ]);
+  const upTo = Number(sample.at(-1)?.ID);
+  if (max === undefined || !(upTo > state.range.last)) return undefined;
+  return { max, count: sample.length, upTo };
 }
 
 /** A page as it is written: its bytes, how many records it holds, and its highest ID. */
@@ -182,11 +191,11 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
   const sel = idSelection(req.fields);
   const query: PageQuery = { filterMember: req.filterMember, ...(req.filter ? { filter: req.filter } : {}), ...(req.search ? { search: req.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
   const encoder = createEncoder(req);
-  const counted = countLeft(job, state);
+  countLeft(job, state);
   let savedAt = job.now();
   try {
     if (sink.bytes === 0) await sink.write(encoder.head());
-    const density = await densityOf(job, state, counted);
+    const density = await densityOf(job, state);
     const encode = (row: Row): string => encoder.record(sel.strip ? withoutKey(row, sel.idKey) : row);
     for await (const page of pagesLeft(job, state, query, density, encode)) {
       await sink.write(state.rows === 0 ? encoder.first(page.bytes) : page.bytes);

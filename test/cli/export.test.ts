@@ -79,6 +79,31 @@ describe('svc <family> export: parallel and sharded', () => {
     expect(sha256File(join(dir, 'four.csv'))).toBe(sha256File(join(dir, 'one.csv')));
   });
 
+  it('with a filter, --concurrency 4 writes the bytes of one request at a time, sizing its chunks without a count', async () => {
+    const dir = tempDir();
+    const filter = ['--filter', 'type = 1', '--format', 'ndjson', '--page-size', '100'];
+    expect((await exportTo(join(dir, 'one.ndjson'), ...filter)).code).toBe(0);
+    sandbox().sandbox.hooks.requests.length = 0;
+    expect((await exportTo(join(dir, 'four.ndjson'), ...filter, '--concurrency', '4')).code).toBe(0);
+    const rows = readFileSync(join(dir, 'four.ndjson'), 'utf8').trimEnd().split('\n');
+    expect(rows).toHaveLength(all.filter((a) => a.type === 1).length);
+    expect(sha256File(join(dir, 'four.ndjson'))).toBe(sha256File(join(dir, 'one.ndjson')));
+    const bodies = sandbox().sandbox.hooks.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies.some((b) => b.count === true)).toBe(false);
+    // Chunks sized from the sample hold about a page each: few requests beyond one per page.
+    const pages = bodies.filter((b) => b.limit === 100 && !b.fields);
+    expect(pages.length).toBeLessThanOrEqual(Math.ceil(rows.length / 100) * 2 + 4);
+  });
+
+  it('draws a progress line on stderr with --progress, clears it at the end and says what it wrote', async () => {
+    const file = join(tempDir(), 'p.csv');
+    const r = await exportTo(file, '--format', 'csv', '--progress', '--concurrency', '2');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^\r\x1b\[Kaccounts export: .*rows {2}[\d,]+ rows\/s/);
+    expect(r.stderr).toMatch(new RegExp(`\\r\\x1b\\[Ksvc: exported ${all.length.toLocaleString('en-US')} accounts to .*p\\.csv\\n$`));
+    expect(readFileSync(file, 'utf8')).toBe(allCsv);
+  });
+
   it.each(['csv', 'ndjson'])('writes %s shards that concatenate to the full export', async (format) => {
     const dir = tempDir();
     expect((await exportTo(join(dir, `full.${format}`), '--format', format)).code).toBe(0);
