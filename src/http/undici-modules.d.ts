@@ -1,0 +1,18 @@
+// Types for the undici modules the client imports directly (see client.ts):
+// each exports one class or function as module.exports, typed by undici's own
+// declarations.
+declare module 'undici/lib/dispatcher/agent.js' {
+  import { Agent } from 'undici';
+  export default Agent;
+}
+
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import { EnvHttpProxyAgent } from 'undici';
+  export default EnvHttpProxyAgent;
+}
+
+declare module 'undici/lib/api/api-request.js' {
+  import type { Dispatcher } from 'undici';
+  /** Dispatcher.prototype.request, called with the dispatcher as `this`. */
+  export default function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
