@@ -1,11 +1,18 @@
 /**
  * How a long export keeps its memory flat. An export allocates a great deal
- * and keeps almost nothing, but V8 lets its old generation grow well past
- * what is live before it collects it (by default the limit grows with the
- * heap), so peak memory rose with the length of the export. A smaller growing
- * factor makes full collections come sooner; they are cheap here because
- * little is live. Measured on 1M accounts with --concurrency 4 (bench:export):
- * peak RSS 140-170 MB without, 120 MB with, for about 4% more CPU.
+ * and keeps almost nothing (about 10 MB live after each full collection,
+ * however long the run), but V8 sizes its heap for programs that keep what
+ * they allocate:
+ *   - the old generation may grow well past what is live before it is
+ *     collected (the limit grows with the heap); a smaller growing factor
+ *     makes full collections come sooner, and they are cheap when little is
+ *     live (peaks of 140-170 MB became 120 MB, for about 4% more CPU);
+ *   - the young generation doubles whenever many objects survive a scavenge,
+ *     up to 16 MB a semi-space, so RSS kept rising for the first seconds of
+ *     a run: a short export peaked lower than a long one. Kept at its first
+ *     size it peaks near 80 MB at 100k and at 1M rows alike, for the same CPU
+ *     (bench:export; `node --max-semi-space-size` cannot be set once running,
+ *     the growth factor can).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -15,4 +22,5 @@ const GROWING_PERCENT = 30;
 /** Tunes the heap for a long streaming run; only exports call it. */
 export function tuneHeapForStreaming(): void {
   setFlagsFromString(`--heap-growing-percent=${GROWING_PERCENT}`);
+  setFlagsFromString('--semi-space-growth-factor=1');
 }
