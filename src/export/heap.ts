@@ -10,9 +10,10 @@
  *   - the young generation doubles whenever many objects survive a scavenge,
  *     up to 16 MB a semi-space, so RSS kept rising for the first seconds of
  *     a run: a short export peaked lower than a long one. Kept at its first
- *     size it peaks near 80 MB at 100k and at 1M rows alike, for the same CPU
- *     (bench:export; `node --max-semi-space-size` cannot be set once running,
- *     the growth factor can).
+ *     size, a 1M-row export's RSS levels off near 80 MB instead of 105-110 MB,
+ *     for the same CPU (`node --max-semi-space-size` cannot be set once
+ *     running, the growth factor can). Under bench:export some runs still
+ *     settle higher; see the README's Performance section.
  */
 import { setFlagsFromString } from 'node:v8';
 

@@ -72,10 +72,14 @@ function remaining(range: RangeState): Record<string, number> {
   return range.upTo === null ? { '>': range.last } : { '>': range.last, '<=': range.upTo };
 }
 
-/** The ID of the first record matching the filter (within `ids` when given) in `sort` order: +ID the lowest, -ID the highest. */
+/** The IDs of the first `limit` records matching the filter (within `ids` when given) in `sort` order, asked for IDs only. */
+async function idsOf(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', limit: number, ids?: Record<string, number>): Promise<number[]> {
+  return (await fetch({ ...withIds(req, ids), sort: [sort], limit, fields: ['ID'] })).map((row) => Number(row.ID));
+}
+
+/** The ID of the first record in `sort` order: +ID the lowest, -ID the highest. */
 async function firstId(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', ids?: Record<string, number>): Promise<number | undefined> {
-  const first = (await fetch({ ...withIds(req, ids), sort: [sort], limit: 1, fields: ['ID'] }))[0];
-  return first ? Number(first.ID) : undefined;
+  return (await idsOf(fetch, req, sort, 1, ids))[0];
 }
 
 /** The lowest and highest ID matching the filter, or undefined when nothing matches. */
@@ -141,12 +145,9 @@ function countLeft(job: ExportJob, state: Checkpoint): void {
 async function densityOf(job: ExportJob, state: Checkpoint): Promise<Density | undefined> {
   if (job.concurrency <= 1) return undefined;
   const ids = remaining(state.range);
-  const [sample, max] = await Promise.all([
-    job.fetch({ ...withIds(state.request, ids), sort: ['+ID'], limit: job.pageSize, fields: ['ID'] }),
-    firstId(job.fetch, state.request, '-ID', ids),
-  ]);
-  const upTo = Number(sample.at(-1)?.ID);
-  if (max === undefined || !(upTo > state.range.last)) return undefined;
+  const [sample, max] = await Promise.all([idsOf(job.fetch, state.request, '+ID', job.pageSize, ids), firstId(job.fetch, state.request, '-ID', ids)]);
+  const upTo = sample.at(-1);
+  if (max === undefined || upTo === undefined || !(upTo > state.range.last)) return undefined;
   return { max, count: sample.length, upTo };
 }
 

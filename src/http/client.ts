@@ -148,7 +148,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     if (type) headers['content-type'] = type;
     if (spec.auth !== false && opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (log && opts.env.SVC_DEBUG?.split(',').includes('http')) for (const line of redactHeaders(headers)) log(`  ${line}`);
-    return dispatchRequest.call(dispatcher, { origin: new URL(url).origin, path: url.slice(new URL(url).origin.length), method: spec.method, headers, body, signal });
+    const { origin } = new URL(url);
+    return dispatchRequest.call(dispatcher, { origin, path: url.slice(origin.length), method: spec.method, headers, body, signal });
   }
 
   type Outcome = { res: Dispatcher.ResponseData; err?: undefined } | { res?: undefined; err: unknown };
