@@ -8,8 +8,8 @@
 //   - the sandbox's raw serving time for the same pages: its query handler
 //     called in-process in the worker (keyset pages of 1000), each answer
 //     encoded to the bytes the server sends (encodeBody, as send() does).
-// Peak RSS of each spawned client comes from process.resourceUsage().maxRSS,
-// written at exit by a preloaded module; its RSS is also sampled every 250 ms
+// Peak RSS of each spawned client is its VmHWM, written at exit by a preloaded
+// module (see RSS_REPORTER for why not getrusage); its RSS is also sampled every 250 ms
 // (Linux /proc), to tell whether it grows from the first half of a run to the
 // second. Stops by itself, removes temp dirs.
 //
@@ -72,9 +72,24 @@ async function serve(dataDir: string, accounts: number): Promise<void> {
   });
 }
 
-/** The preloaded module that reports a client's peak RSS (KiB) to BENCH_RSS_FILE at exit. */
-const RSS_REPORTER = `import { writeFileSync } from 'node:fs';
-process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));
+/**
+ * The preloaded module that reports a client's peak RSS (KiB) to
+ * BENCH_RSS_FILE at exit: the high-water mark of its own memory (Linux's
+ * VmHWM). Not getrusage's maxrss: on Linux that carries over exec the peak of
+ * the process image it replaced, here a fork of this bench, which holds a
+ * seeded sandbox; children spawned after the baseline's offset pages had
+ * grown the bench reported 95-103 MB while their own peak was ~80 MB
+ * (maxrss is the fallback where /proc is absent).
+ */
+const RSS_REPORTER = `import { readFileSync, writeFileSync } from 'node:fs';
+const peakKb = () => {
+  try {
+    return Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+  } catch {
+    return process.resourceUsage().maxRSS;
+  }
+};
+process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(peakKb())));
 `;
 
 /** The baseline client: sequential offset pages with plain undici requests, JSON bodies to a file. */
