@@ -7,6 +7,12 @@
 export interface OutStream {
   /** Text, or UTF-8 bytes (exports hand over encoded pages). */
   write(chunk: string | Uint8Array): boolean;
+  /**
+   * Calls back once the stream has taken what it buffered after a write that
+   * returned false (a real stream's 'drain'); exports wait for it, so a slow
+   * reader of a pipe slows the export down instead of filling memory.
+   */
+  once?(event: 'drain', listener: () => void): unknown;
   readonly isTTY: boolean;
   /** Terminal width in characters, when known. */
   readonly columns?: number | undefined;

@@ -108,7 +108,7 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** A sink writing to standard output (no atomicity, no resume). */
+/** A sink writing to standard output (no atomicity, no resume), at the pace of its reader. */
 export function stdoutSink(out: OutStream): Sink {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -120,7 +120,7 @@ export function stdoutSink(out: OutStream): Sink {
       const buf = toBytes(chunk);
       hash.update(buf);
       bytes += buf.length;
-      out.write(buf);
+      if (!out.write(buf) && out.once) await new Promise<void>((resolve) => out.once?.('drain', resolve));
     },
     flush: async () => undefined,
     commit: async () => hash.digest('hex'),

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCli } from '../helpers/cli.js';
+import { Capture } from '../helpers/deps.js';
 import { parseCsv, seedTrickyAccounts, sha256File, tempDir } from '../export/support.js';
 
 const { sandbox, run } = sandboxCli();
@@ -16,6 +17,32 @@ beforeAll(async () => {
   all = JSON.parse(q.stdout) as Record<string, unknown>[];
   allCsv = (await run(['accounts', 'query', '--all', '-o', 'csv'])).stdout;
 }, 60_000);
+
+/** A pipe with a slow reader: every write fills it, and it drains a moment later. */
+class SlowPipe extends Capture {
+  writesWhileFull = 0;
+  drains = 0;
+  private full = false;
+  private readonly waiting: (() => void)[] = [];
+  constructor() {
+    super(false);
+  }
+  override write(chunk: string | Uint8Array): boolean {
+    if (this.full) this.writesWhileFull++;
+    super.write(chunk);
+    this.full = true;
+    setTimeout(() => {
+      this.full = false;
+      this.drains++;
+      for (const listener of this.waiting.splice(0)) listener();
+    }, 20);
+    return false;
+  }
+  once(_event: 'drain', listener: () => void): this {
+    this.waiting.push(listener);
+    return this;
+  }
+}
 
 async function exportTo(file: string, ...args: string[]) {
   return run(['accounts', 'export', '--output-file', file, ...args]);
@@ -68,6 +95,15 @@ describe('svc <family> export: formats', () => {
     expect(header).toEqual(['lastname', 'kind']);
     expect(rows).toHaveLength(all.filter((a) => a.type === 1).length);
     expect(rows.every((row) => row[1] === '1')).toBe(true);
+  });
+
+  it('writes to a slow pipe at its reader\'s pace: never more while it is full, nothing lost', async () => {
+    const pipe = new SlowPipe();
+    const r = await run(['accounts', 'export', '--format', 'csv', '--page-size', '500', '--concurrency', '2'], { stdout: pipe });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(allCsv);
+    expect(pipe.drains).toBeGreaterThanOrEqual(6);
+    expect(pipe.writesWhileFull).toBe(0);
   });
 });
 

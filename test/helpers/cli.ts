@@ -18,6 +18,8 @@ export interface CliOptions {
   /** What the user types or pipes in, chunk by chunk. */
   stdin?: string[];
   keychain?: () => CredentialStore;
+  /** Standard output; default a captured pipe. */
+  stdout?: Capture;
 }
 
 export interface CliRun {
@@ -51,7 +53,7 @@ export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
       while (chunks.length > 0) yield chunks.shift() ?? '';
     },
   };
-  const stdout = new Capture(tty, tty ? 120 : undefined);
+  const stdout = opts.stdout ?? new Capture(tty, tty ? 120 : undefined);
   const stderr = new Capture(tty, tty ? 120 : undefined);
   const deps: Deps = {
     stdout,
@@ -73,7 +75,7 @@ export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
  */
 export function sandboxCli(): {
   readonly sandbox: () => TestSandbox;
-  run(argv: string[], o?: { user?: string; tty?: boolean; stdin?: string[] }): Promise<CliRun>;
+  run(argv: string[], o?: { user?: string; tty?: boolean; stdin?: string[]; stdout?: Capture }): Promise<CliRun>;
 } {
   const sandbox = useTestSandbox({ record: true });
   let configDir = '';
@@ -83,6 +85,6 @@ export function sandboxCli(): {
   return {
     sandbox,
     run: (argv, o = {}) =>
-      cli(argv, { configDir, tty: o.tty ?? false, stdin: o.stdin ?? [], env: { SVC_URL: sandbox().instanceUrl, SVC_TOKEN: sandbox().token(o.user ?? 'demo'), NO_COLOR: '1' } }),
+      cli(argv, { configDir, tty: o.tty ?? false, stdin: o.stdin ?? [], ...(o.stdout ? { stdout: o.stdout } : {}), env: { SVC_URL: sandbox().instanceUrl, SVC_TOKEN: sandbox().token(o.user ?? 'demo'), NO_COLOR: '1' } }),
   };
 }
