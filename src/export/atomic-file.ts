@@ -10,6 +10,7 @@ import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OutStream } from '../cli/deps.js';
 import { UsageError } from '../errors.js';
+import { drained } from '../output/drain.js';
 
 export interface Sink {
   /** Text (encoded as UTF-8) or bytes. */
@@ -120,7 +121,7 @@ export function stdoutSink(out: OutStream): Sink {
       const buf = toBytes(chunk);
       hash.update(buf);
       bytes += buf.length;
-      if (!out.write(buf) && out.once) await new Promise<void>((resolve) => out.once?.('drain', resolve));
+      if (!out.write(buf)) await drained(out);
     },
     flush: async () => undefined,
     commit: async () => hash.digest('hex'),

@@ -1,5 +1,6 @@
 import type { OutStream } from '../cli/deps.js';
 import { cellText, toCell } from './cells.js';
+import { drained } from './drain.js';
 import type { Column, Row } from './view.js';
 
 export interface DelimitedOptions {
@@ -72,7 +73,7 @@ export async function writeCsvRows(
   const delimiter = opts.delimiter ?? ',';
   const eol = opts.eol ?? '\n';
   if (opts.header !== false) out.write(csvLine(columns.map((c) => c.header ?? c.key), delimiter, eol));
-  for await (const row of rows) out.write(csvLine(columns.map((c) => cellText(row, c)), delimiter, eol));
+  for await (const row of rows) if (!out.write(csvLine(columns.map((c) => cellText(row, c)), delimiter, eol))) await drained(out);
 }
 
 /** Escapes a TSV field: backslash, tab, CR and LF become \\, \t, \r, \n (the PostgreSQL text convention). */
@@ -89,5 +90,5 @@ export async function writeTsvRows(
 ): Promise<void> {
   const eol = opts.eol ?? '\n';
   if (opts.header !== false) out.write(`${columns.map((c) => tsvField(c.header ?? c.key)).join('\t')}${eol}`);
-  for await (const row of rows) out.write(`${columns.map((c) => tsvField(cellText(row, c))).join('\t')}${eol}`);
+  for await (const row of rows) if (!out.write(`${columns.map((c) => tsvField(cellText(row, c))).join('\t')}${eol}`)) await drained(out);
 }

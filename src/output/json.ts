@@ -1,4 +1,5 @@
 import type { OutStream } from '../cli/deps.js';
+import { drained } from './drain.js';
 import type { Row } from './view.js';
 
 /** Streams rows as one pretty JSON array, written as the rows arrive. */
@@ -6,8 +7,9 @@ export async function writeJsonRows(out: OutStream, rows: Iterable<Row> | AsyncI
   let first = true;
   for await (const row of rows) {
     const body = JSON.stringify(row, null, 2).replace(/\n/g, '\n  ');
-    out.write(`${first ? '[\n' : ',\n'}  ${body}`);
+    const full = !out.write(`${first ? '[\n' : ',\n'}  ${body}`);
     first = false;
+    if (full) await drained(out);
   }
   out.write(first ? '[]\n' : '\n]\n');
 }
@@ -19,5 +21,5 @@ export function writeJsonValue(out: OutStream, value: unknown): void {
 
 /** Streams rows as newline-delimited JSON: one compact object a line. */
 export async function writeNdjsonRows(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>): Promise<void> {
-  for await (const row of rows) out.write(`${JSON.stringify(row)}\n`);
+  for await (const row of rows) if (!out.write(`${JSON.stringify(row)}\n`)) await drained(out);
 }
