@@ -9,8 +9,9 @@ export interface OutStream {
   write(chunk: string | Uint8Array): boolean;
   /**
    * Calls back once the stream has taken what it buffered after a write that
-   * returned false (a real stream's 'drain'); exports wait for it, so a slow
-   * reader of a pipe slows the export down instead of filling memory.
+   * returned false (a real stream's 'drain'); streamed output waits for it
+   * (src/output/drain.ts), so a slow reader of a pipe slows svc down instead
+   * of filling its memory.
    */
   once?(event: 'drain', listener: () => void): unknown;
   readonly isTTY: boolean;
