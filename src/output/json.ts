@@ -6,10 +6,9 @@ import type { Row } from './view.js';
 export async function writeJsonRows(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>): Promise<void> {
   let first = true;
   for await (const row of rows) {
-    const body = JSON.stringify(row, null, 2).replace(/\n/g, '\n  ');
-    const full = !out.write(`${first ? '[\n' : ',\n'}  ${body}`);
+    const open = first ? '[\n' : ',\n';
     first = false;
-    if (full) await drained(out);
+    if (!out.write(`${open}  ${JSON.stringify(row, null, 2).replace(/\n/g, '\n  ')}`)) await drained(out);
   }
   out.write(first ? '[]\n' : '\n]\n');
 }
