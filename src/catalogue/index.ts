@@ -3,7 +3,7 @@
  * hand-written overrides applied, and lookups with did-you-mean suggestions.
  */
 import { suggest } from '../util/suggest.js';
-import { defaultColumns, extraOperations, fieldNotes } from './overrides.js';
+import { adminOnlyReads, defaultColumns, extraOperations, fieldNotes } from './overrides.js';
 import { generatedCatalogue } from './resources.gen.js';
 import type { Family, Field, Operation } from './types.js';
 
@@ -25,9 +25,11 @@ const ORDER: readonly Operation[] = ['list', 'get', 'exists', 'create', 'update'
 function applyOverrides(f: Family): ResourceFamily {
   const extra = extraOperations[f.name] ?? [];
   const notes = fieldNotes[f.name] ?? {};
+  const { read, write } = f.permissions;
   return {
     ...f,
     operations: ORDER.filter((o) => f.operations.includes(o) || extra.includes(o)),
+    permissions: { read: adminOnlyReads.includes(f.name) ? { ...read, adminOnly: true } : read, write },
     defaultColumns: defaultColumns[f.name] ?? ['ID'],
     fields: f.fields.map((field) => {
       const note = notes[field.name];

@@ -1,8 +1,9 @@
 /**
  * Hand-written additions to the generated catalogue: what the vendor documents
  * cannot say. Default table columns per family, short notes on fields where the
- * product brief explains them, and operations the brief lists beyond the
- * OpenAPI document. A test checks that every name here exists in the catalogue.
+ * product brief explains them, operations the brief lists beyond the OpenAPI
+ * document, and families the brief reserves for admin users. A test checks
+ * that every name here exists in the catalogue.
  */
 import type { Operation } from './types.js';
 
@@ -144,3 +145,9 @@ export const fieldNotes: Readonly<Record<string, Readonly<Record<string, string>
 export const extraOperations: Readonly<Record<string, readonly Operation[]>> = {
   binfiles: ['get', 'exists'],
 };
+
+/**
+ * Families whose reads the product brief reserves for admin users ("read-only,
+ * admin users only"), beyond the permission the OpenAPI document names.
+ */
+export const adminOnlyReads: readonly string[] = ['applications'];

@@ -18,12 +18,15 @@ export type Operation = 'list' | 'create' | 'get' | 'exists' | 'update' | 'delet
 /**
  * What a request needs. `anyOf` empty means no specific permission; `writable`
  * means the writable form of each named permission; `creatorOnly` means the
- * authenticated user must be the record's creator.
+ * authenticated user must be the record's creator; `adminOnly` means the user
+ * must be an admin besides.
  */
 export interface PermissionRule {
   readonly anyOf: readonly string[];
   readonly writable: boolean;
   readonly creatorOnly: boolean;
+  /** Only admin users may do this, whatever permissions others hold (from the brief, via overrides). */
+  readonly adminOnly?: boolean;
 }
 
 /**
@@ -128,6 +131,11 @@ export interface Family {
   readonly dependsOn: readonly Dependency[];
   /** Query parameters the get operation accepts beyond the ID. */
   readonly getParams: readonly ('expand' | 'extdata' | 'tags')[];
+  /**
+   * Pseudo fields the create and update bodies accept: `extdata`, and `tags`
+   * (with `+tags` / `-tags`). Empty for families that offer neither.
+   */
+  readonly writeParams: readonly ('extdata' | 'tags')[];
   readonly fields: readonly Field[];
   readonly rules: readonly Rule[];
   /** Sets of fields whose values are unique together. */

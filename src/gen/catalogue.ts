@@ -8,6 +8,7 @@ import type {
   Rule,
 } from '../catalogue/types.js';
 import { parseTableCheck, parseUnique } from './checks.js';
+import { dbOnlyFields } from './db-only-fields.js';
 import { buildField } from './fields.js';
 import type { ApiDocument, ApiOperation, DbDocument, DbTable } from './spec-types.js';
 
@@ -65,6 +66,22 @@ function getParamsOf(op: ApiOperation | undefined): Family['getParams'] {
   return (['expand', 'extdata', 'tags'] as const).filter((n) => names.includes(n));
 }
 
+function refTail(ref: string | undefined): string {
+  return ref?.split('/').pop() ?? '';
+}
+
+/**
+ * The pseudo fields a family's create and update bodies offer: the body schema
+ * is the family's schema combined (allOf) with `extdata-field` and/or `tags-field`.
+ */
+export function writeParamsOf(api: ApiDocument, op: ApiOperation | undefined): Family['writeParams'] {
+  const body = op?.requestBody?.$ref ? api.components.requestBodies?.[refTail(op.requestBody.$ref)] : op?.requestBody;
+  const schema = body?.content?.['application/json']?.schema;
+  const resolved = schema?.$ref ? api.components.schemas[refTail(schema.$ref)] : schema;
+  const parts = (resolved?.allOf ?? []).map((p) => refTail(p.$ref));
+  return (['extdata', 'tags'] as const).filter((n) => parts.includes(`${n}-field`));
+}
+
 function rulesOf(table: DbTable | undefined): { rules: Rule[]; unique: string[][] } {
   const rules: Rule[] = [];
   const unique: string[][] = [];
@@ -89,9 +106,10 @@ function buildFamily(api: ApiDocument, db: DbDocument, tag: { name: string; desc
   if (!schema?.properties) throw new Error(`family ${name} has no schema`);
   const table = db.find((t) => t.name === name && t.type === 'table');
   const writable = ops.has('create') || ops.has('update');
-  const fields = Object.entries(schema.properties).map(([fname, p]) =>
-    buildField(fname, p, table, { writable, families }),
-  );
+  const fields = [
+    ...Object.entries(schema.properties).map(([fname, p]) => buildField(fname, p, table, { writable, families })),
+    ...dbOnlyFields(name, table, { writable, families }),
+  ];
   const dependsOn: Dependency[] = parseDependencyFields(list.description ?? '').map((field) => ({
     field,
     family: fields.find((f) => f.name === field)?.ref?.family ?? field,
@@ -108,6 +126,7 @@ function buildFamily(api: ApiDocument, db: DbDocument, tag: { name: string; desc
     },
     dependsOn,
     getParams: getParamsOf(ops.get('get')),
+    writeParams: writeParamsOf(api, ops.get('create') ?? ops.get('update')),
     fields,
     ...rulesOf(table),
   };

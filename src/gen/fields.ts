@@ -3,8 +3,12 @@ import { domainField, parseDomainCheck, type DomainFacts } from './checks.js';
 import type { ApiSchema, DbField, DbTable } from './spec-types.js';
 
 const COMPOSITE: readonly FieldType[] = ['meta', 'items', 'json', 'array', 'object'];
-/** Fields the service sets itself; a client never writes them. */
-const SERVICE_SET = new Set(['ID', 'lastmodified']);
+/**
+ * Fields the service sets itself; a client never writes them. The documents
+ * say creator and creationdate "default to" the user and time of creation, but
+ * letting a body set them would let anyone forge who made a record and when.
+ */
+const SERVICE_SET = new Set(['ID', 'creator', 'creationdate', 'lastmodified']);
 
 function refName(ref: string | undefined): string | undefined {
   return ref?.split('/').pop();

@@ -33,12 +33,19 @@ export interface ApiOperation {
   description?: string;
   operationId?: string;
   parameters?: ApiParameter[];
+  requestBody?: ApiRequestBody;
+}
+
+/** A request body, or a reference to one under components.requestBodies. */
+export interface ApiRequestBody {
+  $ref?: string;
+  content?: Record<string, { schema?: ApiSchema }>;
 }
 
 export interface ApiDocument {
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, ApiOperation>>;
-  components: { schemas: Record<string, ApiSchema> };
+  components: { schemas: Record<string, ApiSchema>; requestBodies?: Record<string, ApiRequestBody> };
 }
 
 export interface DbField {

@@ -19,6 +19,10 @@ function isStringList(v: unknown): boolean {
 }
 
 function pseudoProblem(family: ResourceFamily, key: string, v: unknown): string | undefined {
+  const kind = key === 'extdata' ? 'extdata' : 'tags';
+  if (!family.writeParams.includes(kind)) {
+    return `${family.name} take no ${kind === 'extdata' ? 'extension data' : 'tags'}; leave '${key}' out (see 'svc describe ${family.name}')`;
+  }
   if (key === 'extdata') {
     return typeof v === 'object' && v !== null && !Array.isArray(v)
       ? undefined

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { families, findFamily, findField, isWritable } from '../../src/catalogue/index.js';
-import { defaultColumns, extraOperations, fieldNotes } from '../../src/catalogue/overrides.js';
+import { adminOnlyReads, defaultColumns, extraOperations, fieldNotes } from '../../src/catalogue/overrides.js';
 import { verbsOf } from '../../src/cli/verbs.js';
 
 function family(name: string) {
@@ -134,5 +134,7 @@ describe('resource catalogue', () => {
     }
     for (const fam of Object.keys(extraOperations)) expect(findFamily(fam)).toBeDefined();
     expect(family('binfiles').operations).toEqual(['list', 'get', 'exists']);
+    for (const fam of adminOnlyReads) expect(family(fam).permissions.read.adminOnly, fam).toBe(true);
+    expect(families.filter((f) => f.permissions.read.adminOnly).map((f) => f.name)).toEqual(['applications']);
   });
 });
