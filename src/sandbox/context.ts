@@ -17,10 +17,13 @@ export interface Session {
   readonly identifier: string;
   readonly expdate: number | null;
   readonly admin: boolean;
-  /** Group ID → membership is writable. */
-  readonly groups: Readonly<Record<string, boolean>>;
+  /**
+   * Group ID → membership is writable. Maps, not objects, so that no lookup
+   * can reach Object.prototype (a polluted prototype grants nothing).
+   */
+  readonly groups: ReadonlyMap<number, boolean>;
   /** Permission name → writable form held. */
-  readonly permissions: Readonly<Record<string, boolean>>;
+  readonly permissions: ReadonlyMap<string, boolean>;
 }
 
 export interface RequestInfo {

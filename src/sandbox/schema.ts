@@ -156,7 +156,23 @@ export function familySql(instance: string, family: ResourceFamily): string[] {
   return out;
 }
 
-/** Tables only the sandbox sees: extension data, tags, tokens, secrets, file contents. */
+/**
+ * Tokens die with their application: deactivating (activity other than 0) or
+ * removing it deletes every token issued for it, however the row changes, so
+ * reactivating the application revives none. The last statement clears tokens
+ * of applications deactivated before these triggers existed.
+ */
+function tokenLifecycleSql(instance: string): string[] {
+  const apps = table(instance, 'applications');
+  const tokens = table(instance, '_tokens');
+  return [
+    `CREATE TRIGGER IF NOT EXISTS ${q(`${instance}/_tokens.deactivated`)} AFTER UPDATE OF activity ON ${apps} WHEN NEW.activity IS NOT 0 BEGIN DELETE FROM ${tokens} WHERE application = NEW."ID"; END`,
+    `CREATE TRIGGER IF NOT EXISTS ${q(`${instance}/_tokens.removed`)} AFTER DELETE ON ${apps} BEGIN DELETE FROM ${tokens} WHERE application = OLD."ID"; END`,
+    `DELETE FROM ${tokens} WHERE application IS NOT NULL AND application NOT IN (SELECT "ID" FROM ${apps} WHERE activity = 0)`,
+  ];
+}
+
+/** Tables only the sandbox sees: extension data, tags, tokens, secrets, used one-time codes, file contents. */
 export function privateSql(instance: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_extdata')} (family TEXT NOT NULL, record INTEGER NOT NULL, name TEXT NOT NULL, value TEXT, PRIMARY KEY (family, record, name)) WITHOUT ROWID, STRICT`,
@@ -165,6 +181,8 @@ export function privateSql(instance: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_passwords')} (user INTEGER PRIMARY KEY, hash TEXT NOT NULL, otpsecret TEXT) STRICT`,
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_appsecrets')} (application INTEGER PRIMARY KEY, hash TEXT NOT NULL) STRICT`,
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_binfiles')} (binfile INTEGER PRIMARY KEY, content BLOB NOT NULL) STRICT`,
+    `CREATE TABLE IF NOT EXISTS ${table(instance, '_otpsteps')} (user INTEGER PRIMARY KEY, step INTEGER NOT NULL) STRICT`,
+    ...tokenLifecycleSql(instance),
   ];
 }
 
@@ -174,12 +192,28 @@ export function listInstances(db: Db): string[] {
   return (db.prepare('SELECT name FROM "_instances" ORDER BY name').all() as { name: string }[]).map((r) => r.name);
 }
 
-/** Creates every table of an instance (idempotent) and registers it. */
+/**
+ * ADD COLUMN for the fields a newer catalogue has that a table made by an
+ * older one lacks (such as messages.messageid), so an existing data dir keeps
+ * working; the new columns get their type, NOT NULL and default, not checks.
+ */
+function addedColumnsSql(db: Db, instance: string, family: ResourceFamily): string[] {
+  const t = table(instance, family.name);
+  const have = new Set((db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name));
+  return family.fields.filter((f) => !have.has(f.name)).map((f) => `ALTER TABLE ${t} ADD COLUMN ${columnSql(instance, family, f)}`);
+}
+
+/** Creates every table of an instance (idempotent, adding columns a newer catalogue has) and registers it. */
 export function createInstance(db: Db, instance: string): void {
   if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(instance)) throw new Error(`invalid instance name '${instance}'`);
   listInstances(db);
   db.transaction(() => {
-    for (const f of families) for (const sql of familySql(instance, f)) db.exec(sql);
+    for (const f of families) {
+      const [create = '', ...indexes] = familySql(instance, f);
+      db.exec(create);
+      for (const sql of addedColumnsSql(db, instance, f)) db.exec(sql);
+      for (const sql of indexes) db.exec(sql);
+    }
     for (const sql of privateSql(instance)) db.exec(sql);
     db.prepare('INSERT OR IGNORE INTO "_instances" (name, created) VALUES (?, unixepoch())').run(instance);
   })();

@@ -16,10 +16,11 @@ import { handleAuth } from './auth/routes.js';
 import type { RequestInfo, SandboxContext } from './context.js';
 import { handleData } from './data/routes.js';
 import { openDatabase, type Db } from './db.js';
-import { HttpError } from './errors.js';
+import { badRequest, HttpError } from './errors.js';
 import { SandboxHooks } from './hooks.js';
 import { readBody } from './http/body.js';
 import { json, send, text, type Reply } from './http/respond.js';
+import { excerpt } from './limits.js';
 import { createInstance, dropInstance, listInstances } from './schema.js';
 import { seedInstance, type SeedResult } from './seed/index.js';
 
@@ -59,6 +60,8 @@ export interface Sandbox {
 }
 
 const CREDENTIALS_FILE = 'credentials.json';
+/** Characters of an error text at most. */
+const MAX_ERROR_TEXT = 1000;
 
 function loadCredentials(dataDir: string): Record<string, SeedResult> {
   const file = join(dataDir, CREDENTIALS_FILE);
@@ -73,9 +76,23 @@ function saveCredentials(dataDir: string, creds: Record<string, SeedResult>): vo
   chmodSync(file, 0o600);
 }
 
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`malformed percent-escape in the path segment '${excerpt(segment)}'; escape '%' as %25 and percent-encode UTF-8 bytes only`);
+  }
+}
+
+/** The request target's decoded path segments and query; 400 for a target that is not a valid URL path. */
 function splitPath(url: string): { segments: string[]; query: URLSearchParams } {
-  const u = new URL(url, 'http://sandbox.invalid');
-  const segments = u.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  let u: URL;
+  try {
+    u = new URL(url, 'http://sandbox.invalid');
+  } catch {
+    throw badRequest(`malformed request target '${excerpt(url)}'; send a path such as /<instance>/api/v1/<resource>`);
+  }
+  const segments = u.pathname.split('/').filter(Boolean).map(decodeSegment);
   return { segments, query: u.searchParams };
 }
 
@@ -105,7 +122,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const { segments, query } = splitPath(req.url ?? '/');
     if (segments[0] === '_sandbox' && segments[1] === 'health') return json({ ok: true, instances: [...instances] });
     const [instance, iface, version, ...rest] = segments;
-    if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${instance ?? ''}'`);
+    if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${excerpt(instance ?? '')}'`);
     if (version !== 'v1') throw new HttpError(404, 'Not Found');
     const ctx: SandboxContext = { db, instance, now };
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
@@ -129,8 +146,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     try {
       reply = fault && 'status' in fault ? text(fault.body ?? 'Injected fault', fault.status, undefined, { ...fault.headers }) : await route(req);
     } catch (err) {
-      if (err instanceof HttpError) reply = text(err.message, err.status, undefined, { ...err.headers });
-      else reply = text(`Internal Server Error: ${(err as Error).message}`, 500);
+      // Every error text is one line of bounded length, whatever a message quotes of the request.
+      if (err instanceof HttpError) reply = text(excerpt(err.message, MAX_ERROR_TEXT), err.status, undefined, { ...err.headers });
+      else reply = text(`Internal Server Error: ${excerpt(String((err as Error).message), MAX_ERROR_TEXT)}`, 500);
     }
     const last = hooks.requests[hooks.requests.length - 1];
     if (hooks.record && last && last.status === undefined) last.status = reply.status;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFamily, type ResourceFamily } from '../../src/catalogue/index.js';
 import { combineFilters, compileFilter, renderFilterError } from '../../src/filter/index.js';
+import { table } from '../../src/sandbox/schema.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 /** Wednesday 18 November 2026, 15:30 in Berlin. */
@@ -51,8 +52,11 @@ beforeAll(async () => {
   models = [];
   for (const row of rows) {
     const contact = row.contact ? contactIds[people.indexOf(row.contact)] : null;
-    const body = { currency: 'EUR', lastname: row.lastname, firstname: row.firstname, type: row.type, locked: row.locked, creationdate: row.creationdate, contact, extdata: row.extdata };
-    models.push({ ...row, id: await put('accounts', body) });
+    const body = { currency: 'EUR', lastname: row.lastname, firstname: row.firstname, type: row.type, locked: row.locked, contact, extdata: row.extdata };
+    const id = await put('accounts', body);
+    // The service sets creationdate itself (a body may not): backdate it in the database.
+    s.sandbox.db.prepare(`UPDATE ${table('demo', 'accounts')} SET creationdate = ? WHERE "ID" = ?`).run(row.creationdate, id);
+    models.push({ ...row, id });
   }
 });
 afterAll(() => s.close());

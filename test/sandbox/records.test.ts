@@ -60,7 +60,7 @@ describe('create (PUT)', () => {
       [{ lastname: ' X', currency: 'EUR' }, /lastname must be one line without leading or trailing blanks/],
       [{ lastname: '', firstname: '', currency: 'EUR' }, /lastname or firstname must not be empty/],
       [{ lastname: 'X', currency: 'EUR', colour: 'red' }, /unknown field 'colour' on accounts/],
-      [{ lastname: 'X', currency: 'EUR', lastmodified: 5 }, /field 'lastmodified' of accounts cannot be written/],
+      [{ lastname: 'X', currency: 'EUR', lastmodified: 5 }, /field 'lastmodified' of accounts is set by the service/],
       [{ lastname: 'X', currency: 'EUR', type: 'big' }, /field 'type' must be an integer/],
       [{ lastname: 'X', currency: 'EUR', contact: 999999 }, /field 'contact' refers to contacts 999999, which does not exist/],
     ];

@@ -11,7 +11,8 @@ import { applicationOfSecret } from './app-secrets.js';
 import { hashSecret, randomSecret, verifySecret } from './passwords.js';
 import { unauthorized } from './session.js';
 import { issueToken, type TokenRow } from './tokens.js';
-import { verifyTotp } from './totp.js';
+import { isUnusedOtpStep, useOtpStep } from './otp-steps.js';
+import { matchTotp } from './totp.js';
 
 /** The fields of a login request, checked for presence and form. */
 export interface LoginRequest {
@@ -27,7 +28,8 @@ export interface LoginRequest {
 const IDENTIFIER = /^[a-zA-Z0-9_.:-]+$/;
 
 function field(body: Record<string, unknown>, key: string): string | undefined {
-  const value = body[key];
+  // Own keys only: a polluted Object.prototype must not supply a secret or code.
+  const value = Object.hasOwn(body, key) ? body[key] : undefined;
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -97,18 +99,24 @@ function invalidCredentials(ctx: SandboxContext): HttpError {
   return unauthorized(ctx, 'Unauthorized: Invalid credentials (wrong name or password)');
 }
 
-function checkUser(ctx: SandboxContext, req: LoginRequest, now: number): Account {
+/** The TOTP step of the request's one-time code; 401 when it is missing, wrong, expired or used already. */
+function checkOtp(ctx: SandboxContext, user: number, secret: string, otp: string | undefined, now: number): number {
+  if (otp === undefined || otp.trim() === '') {
+    throw unauthorized(ctx, "Unauthorized: this user needs a one-time code from the authenticator app (field 'otp')");
+  }
+  const step = matchTotp(secret, otp, now);
+  if (step === undefined) throw unauthorized(ctx, 'Unauthorized: the one-time code is invalid or has expired');
+  if (!isUnusedOtpStep(ctx, user, step)) throw unauthorized(ctx, 'Unauthorized: the one-time code was used already; wait for the next one');
+  return step;
+}
+
+/** The user's account and, for a two-factor user, the step of the accepted code (recorded only once the login succeeds). */
+function checkUser(ctx: SandboxContext, req: LoginRequest, now: number): { account: Account; otpStep?: number } {
   const account = findAccount(ctx, req.name);
   if (!passwordMatches(account, req.password) || !account) throw invalidCredentials(ctx);
   if (account.activity !== 0) throw unauthorized(ctx, 'Unauthorized: the user is not active');
   if (account.expdate !== null && account.expdate <= now) throw unauthorized(ctx, 'Unauthorized: the user has expired');
-  if (account.otpsecret) {
-    if (req.otp === undefined || req.otp.trim() === '') {
-      throw unauthorized(ctx, "Unauthorized: this user needs a one-time code from the authenticator app (field 'otp')");
-    }
-    if (!verifyTotp(account.otpsecret, req.otp, now)) throw unauthorized(ctx, 'Unauthorized: the one-time code is invalid or has expired');
-  }
-  return account;
+  return account.otpsecret ? { account, otpStep: checkOtp(ctx, account.ID, account.otpsecret, req.otp, now) } : { account };
 }
 
 function checkApplication(ctx: SandboxContext, appsecret: string | undefined): number | null {
@@ -121,14 +129,17 @@ function checkApplication(ctx: SandboxContext, appsecret: string | undefined): n
 
 /**
  * Logs a user in: 400 for a missing or malformed field, 401 for wrong
- * credentials, an inactive or expired user, a missing or wrong one-time code,
- * or a wrong secret or inactive application. Issues the token, replacing the
- * one the same user and application held for the identifier.
+ * credentials, an inactive or expired user, a missing, wrong or already used
+ * one-time code, or a wrong secret or inactive application. Issues the token,
+ * replacing the one the same user and application held for the identifier,
+ * and marks the one-time code used.
  */
 export function login(ctx: SandboxContext, body: unknown): TokenRow {
   const now = nowSeconds(ctx);
   const req = parseLogin(body, now);
-  const account = checkUser(ctx, req, now);
+  const { account, otpStep } = checkUser(ctx, req, now);
   const application = checkApplication(ctx, req.appsecret);
+  // Synchronous from the check above to here, so two logins cannot both use one code.
+  if (otpStep !== undefined) useOtpStep(ctx, account.ID, otpStep);
   return issueToken(ctx, { user: account.ID, application, identifier: req.identifier, expdate: req.expdate });
 }

@@ -36,8 +36,8 @@ export function toSessionInfo(ctx: SandboxContext, session: Session): SessionInf
     admin: session.admin,
     nopublic: session.nopublic,
     apionly: row?.apionly === 1,
-    groups: { ...session.groups },
-    permissions: { ...session.permissions },
+    groups: Object.fromEntries([...session.groups].map(([id, writable]) => [String(id), writable])),
+    permissions: Object.fromEntries(session.permissions),
     settings: {},
     auth: { user: session.user, application: session.application, lang: SESSION_LANG },
   };

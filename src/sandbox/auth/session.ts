@@ -31,25 +31,25 @@ interface UserRow {
   expdate: number | null;
 }
 
-/** Groups and permissions of a user. */
+/** Groups and permissions of a user, in Maps (see Session); `admin` is held only through an `admin` permission row. */
 export function grantsOf(ctx: SandboxContext, user: number): Pick<Session, 'groups' | 'permissions' | 'admin'> {
-  const groups: Record<string, boolean> = {};
+  const groups = new Map<number, boolean>();
   for (const g of prepareCached(ctx.db, `SELECT "group" AS g, writable FROM ${table(ctx.instance, 'groups2users')} WHERE "user" = ?`).all(user) as {
     g: number;
     writable: number;
   }[]) {
-    groups[String(g.g)] = g.writable === 1;
+    groups.set(g.g, g.writable === 1);
   }
-  const permissions: Record<string, boolean> = {};
-  const ids = Object.keys(groups).map(Number);
+  const permissions = new Map<string, boolean>();
+  const ids = [...groups.keys()];
   if (ids.length > 0) {
     const rows = prepareCached(
       ctx.db,
       `SELECT identifier, writable FROM ${table(ctx.instance, 'permissions')} WHERE identifier IS NOT NULL AND "group" IN (${ids.map(() => '?').join(', ')})`,
     ).all(...ids) as { identifier: string; writable: number }[];
-    for (const p of rows) permissions[p.identifier] = (permissions[p.identifier] ?? false) || p.writable === 1;
+    for (const p of rows) permissions.set(p.identifier, permissions.get(p.identifier) === true || p.writable === 1);
   }
-  return { groups, permissions, admin: 'admin' in permissions };
+  return { groups, permissions, admin: permissions.has('admin') };
 }
 
 /** The session a token stands for, or undefined when it is unknown, expired or its user or application is inactive. */

@@ -61,26 +61,36 @@ export function totp(key: Buffer, unixSeconds: number, digits = TOTP_DIGITS, alg
 }
 
 /**
+ * The time step whose 6-digit SHA-1 TOTP code of the base32 `secret` is
+ * `code`, trying the step of `unixSeconds` and one before and after it (clock
+ * drift); the latest when several match, undefined when none does. A
+ * malformed secret or code matches nothing.
+ */
+export function matchTotp(secret: string, code: string, unixSeconds: number): number | undefined {
+  const given = code.trim();
+  if (!new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(given)) return undefined;
+  let key: Buffer;
+  try {
+    key = decodeBase32(secret);
+  } catch {
+    return undefined;
+  }
+  if (key.length === 0) return undefined;
+  const counter = totpCounter(unixSeconds);
+  let matched: number | undefined;
+  for (let step = -TOTP_DRIFT_STEPS; step <= TOTP_DRIFT_STEPS; step++) {
+    if (counter + step < 0) continue;
+    // Compare every candidate in constant time and without stopping early.
+    if (timingSafeEqual(Buffer.from(hotp(key, counter + step)), Buffer.from(given))) matched = counter + step;
+  }
+  return matched;
+}
+
+/**
  * True when `code` is the 6-digit SHA-1 TOTP code of the base32 `secret` at
  * `unixSeconds`, or one step before or after it (clock drift).
  * A malformed secret or code is simply not valid.
  */
 export function verifyTotp(secret: string, code: string, unixSeconds: number): boolean {
-  const given = code.trim();
-  if (!new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(given)) return false;
-  let key: Buffer;
-  try {
-    key = decodeBase32(secret);
-  } catch {
-    return false;
-  }
-  if (key.length === 0) return false;
-  const counter = totpCounter(unixSeconds);
-  let ok = false;
-  for (let step = -TOTP_DRIFT_STEPS; step <= TOTP_DRIFT_STEPS; step++) {
-    if (counter + step < 0) continue;
-    // Compare every candidate in constant time and without stopping early.
-    ok = timingSafeEqual(Buffer.from(hotp(key, counter + step)), Buffer.from(given)) || ok;
-  }
-  return ok;
+  return matchTotp(secret, code, unixSeconds) !== undefined;
 }

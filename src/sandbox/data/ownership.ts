@@ -17,17 +17,17 @@ function ownershipFields(family: ResourceFamily): { user: boolean; group: boolea
 }
 
 function groupIds(session: Session): number[] {
-  return Object.keys(session.groups).map(Number);
+  return [...session.groups.keys()];
 }
 
 /** Whether the caller may see this row. */
 export function canSee(session: Session, family: ResourceFamily, row: Readonly<Record<string, unknown>>): boolean {
   const has = ownershipFields(family);
   if (session.admin || (!has.user && !has.group)) return true;
-  const owner = has.user ? (row.owneruser as number | null) : null;
-  const group = has.group ? (row.ownergroup as number | null) : null;
+  const owner = has.user && Object.hasOwn(row, 'owneruser') ? (row.owneruser as number | null) : null;
+  const group = has.group && Object.hasOwn(row, 'ownergroup') ? (row.ownergroup as number | null) : null;
   if (owner === null && group === null) return !session.nopublic;
-  return owner === session.user || (group !== null && groupIds(session).includes(group));
+  return owner === session.user || (group !== null && session.groups.has(group));
 }
 
 /**

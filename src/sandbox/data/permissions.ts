@@ -1,16 +1,19 @@
 /**
  * Permission checks of the data interface, from the catalogue's rules: reads
  * need one of the named permissions, writes their writable form; creator-only
- * families need the caller to be the record's creator. Admins hold every named
- * permission (creator-only rules still apply to them).
+ * families need the caller to be the record's creator; admin-only rules admit
+ * admins alone. Admins hold every named permission (creator-only rules still
+ * apply to them).
  */
 import type { PermissionRule, ResourceFamily } from '../../catalogue/index.js';
 import type { Session } from '../context.js';
 import { forbidden } from '../errors.js';
 
 function holds(session: Session, rule: PermissionRule): boolean {
-  if (rule.anyOf.length === 0 || session.admin) return true;
-  return rule.anyOf.some((name) => (rule.writable ? session.permissions[name] === true : name in session.permissions));
+  if (session.admin) return true;
+  if (rule.adminOnly) return false;
+  if (rule.anyOf.length === 0) return true;
+  return rule.anyOf.some((name) => (rule.writable ? session.permissions.get(name) === true : session.permissions.has(name)));
 }
 
 function describeRule(rule: PermissionRule): string {
@@ -18,10 +21,12 @@ function describeRule(rule: PermissionRule): string {
   return `${rule.writable ? 'writable ' : ''}${names} permission`;
 }
 
-/** Throws 403 unless the caller may read the family. */
+/** Throws 403 unless the caller may read the family (admins only where the rule says so). */
 export function checkRead(session: Session, family: ResourceFamily): void {
   const rule = family.permissions.read;
-  if (!holds(session, rule)) throw forbidden(`Access denied: reading ${family.name} requires the ${describeRule(rule)}`);
+  if (holds(session, rule)) return;
+  if (rule.adminOnly) checkAdmin(session, `reading ${family.name}`);
+  throw forbidden(`Access denied: reading ${family.name} requires the ${describeRule(rule)}`);
 }
 
 /** Throws 403 unless the caller may write the family (and, where required, is the record's creator). */

@@ -4,7 +4,7 @@
  * headers, pseudo fields, permission checks and the brief's statuses.
  */
 import { createHash } from 'node:crypto';
-import type { ResourceFamily } from '../../catalogue/index.js';
+import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { nowSeconds, type RequestInfo, type SandboxContext, type Session } from '../context.js';
 import { q } from '../db.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
@@ -106,13 +106,20 @@ function guarded<T>(family: ResourceFamily, fn: () => T): T {
   }
 }
 
-/** Checks that every referenced record exists, naming the field when one does not. */
-function checkReferences(ctx: SandboxContext, family: ResourceFamily, values: Record<string, unknown>): void {
+/**
+ * Checks that every referenced record exists and that the caller may see it,
+ * naming the field when not. A record the caller cannot see gets the same
+ * answer as one that does not exist, so a write cannot probe for it.
+ */
+function checkReferences(ctx: SandboxContext, session: Session, family: ResourceFamily, values: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(values)) {
     const ref = family.fields.find((f) => f.name === name)?.ref;
-    if (value === null || !ref?.isFamily || ref.field !== 'ID') continue;
-    const found = ctx.db.prepare(`SELECT 1 FROM ${table(ctx.instance, ref.family)} WHERE "ID" = ?`).get(value);
-    if (!found) throw badRequest(`invalid ${family.name} record: field '${name}' refers to ${ref.family} ${String(value)}, which does not exist`);
+    const target = ref?.isFamily && ref.field === 'ID' ? findFamily(ref.family) : undefined;
+    if (value === null || !ref || !target) continue;
+    const row = load(ctx, target, Number(value));
+    if (!row || !canSee(session, target, row)) {
+      throw badRequest(`invalid ${family.name} record: field '${name}' refers to ${ref.family} ${String(value)}, which does not exist`);
+    }
   }
 }
 
@@ -124,12 +131,12 @@ export function createRecord(ctx: SandboxContext, session: Session, family: Reso
   const { values, pseudo, id } = parseWrite(ctx, family, info.body);
   if (id !== undefined) throw conflict('Conflict: ID present; a new record gets its ID from the service');
   const has = (f: string): boolean => family.fields.some((x) => x.name === f);
-  if (has('creator') && values.creator === undefined) values.creator = session.user;
-  checkWrite(session, family, has('creator') ? ((values.creator as number | null) ?? null) : undefined);
+  if (has('creator')) values.creator = session.user; // parseWrite refuses a creator in the body
+  checkWrite(session, family, has('creator') ? session.user : undefined);
   const now = nowSeconds(ctx);
   for (const f of family.fields) if (f.defaultNow && values[f.name] === undefined) values[f.name] = now;
   if (has('lastmodified')) values.lastmodified = now;
-  checkReferences(ctx, family, values);
+  checkReferences(ctx, session, family, values);
   const row = guarded(family, () =>
     ctx.db.transaction(() => {
       const keys = Object.keys(values);
@@ -169,7 +176,7 @@ export function updateRecord(ctx: SandboxContext, session: Session, family: Reso
   const { values, pseudo, id: bodyId } = parseWrite(ctx, family, info.body);
   if (bodyId !== undefined && Number(bodyId) !== id) throw conflict(`Conflict: the body's ID ${String(bodyId)} does not match ${id}`);
   checkPreconditions(info, family, current);
-  checkReferences(ctx, family, values);
+  checkReferences(ctx, session, family, values);
   if (family.fields.some((f) => f.name === 'lastmodified')) values.lastmodified = nowSeconds(ctx);
   const row = guarded(family, () =>
     ctx.db.transaction(() => {

@@ -8,6 +8,7 @@ import { requireSession } from '../auth/session.js';
 import type { RequestInfo, SandboxContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../http/respond.js';
+import { excerpt } from '../limits.js';
 import { checkRead } from './permissions.js';
 import { runQuery } from './query/index.js';
 import { createRecord, deleteRecord, existsRecord, getRecord, updateRecord } from './records.js';
@@ -28,7 +29,7 @@ export async function handleData(ctx: SandboxContext, info: RequestInfo): Promis
     return json(name === 'config' ? configOf(ctx) : { application: session.application, locale: 'en', pagesize: 50 });
   }
   const family = findFamily(name);
-  if (!family) throw new HttpError(404, `Not Found: no resource '${name}'`);
+  if (!family) throw new HttpError(404, `Not Found: no resource '${excerpt(name)}'`);
   const table = idText === undefined ? COLLECTION : RECORD;
   const op = table[info.method];
   const allowed = Object.entries(table).filter(([, o]) => family.operations.includes(o)).map(([m]) => m);
@@ -40,8 +41,7 @@ export async function handleData(ctx: SandboxContext, info: RequestInfo): Promis
     }
     return createRecord(ctx, session, family, info);
   }
-  if (!/^\d{1,18}$/.test(idText)) throw new HttpError(404, `Not Found: '${idText}' is not a record ID`);
-  const id = Number(idText);
+  const id = recordId(idText);
   switch (op) {
     case 'get':
       return getRecord(ctx, session, family, id, info);
@@ -52,6 +52,21 @@ export async function handleData(ctx: SandboxContext, info: RequestInfo): Promis
     default:
       return deleteRecord(ctx, session, family, id, info);
   }
+}
+
+/**
+ * The record ID in a path: 404 when the segment is not a number (no record has
+ * that name), 400 when it is beyond 2^53 − 1, which a double cannot hold
+ * exactly (9007199254740993 would silently read record 9007199254740992).
+ */
+export function recordId(text: string): number {
+  if (!/^\d+$/.test(text)) throw new HttpError(404, `Not Found: '${excerpt(text)}' is not a record ID`);
+  const digits = text.replace(/^0+(?=\d)/, '');
+  const id = digits.length <= 16 ? Number(digits) : Number.POSITIVE_INFINITY;
+  if (!Number.isSafeInteger(id)) {
+    throw new HttpError(400, `record ID ${excerpt(text, 30)} is beyond 2^53 − 1 (9007199254740991), the largest ID the sandbox holds exactly`);
+  }
+  return id;
 }
 
 function configOf(ctx: SandboxContext): Record<string, unknown> {

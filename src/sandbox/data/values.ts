@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceFamily, ResourceField } from '../../catalogue/index.js';
 import type { SandboxContext } from '../context.js';
 import { badRequest } from '../errors.js';
+import { excerptValue } from '../limits.js';
 import { table } from '../schema.js';
 import { insertRow } from './store.js';
 
@@ -21,22 +22,33 @@ export interface PseudoFields {
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/** An integer field's value; 400 unless it is an integer that a double holds exactly (|n| ≤ 2^53 − 1). */
 function integer(field: ResourceField, v: unknown): number {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'boolean' && field.type === 'flag') return v ? 1 : 0;
-  if (typeof v === 'string' && INTEGER.test(v.trim())) return Number(v.trim());
-  throw badRequest(`field '${field.name}' must be an integer, not ${JSON.stringify(v)}`);
+  const n = typeof v === 'string' && INTEGER.test(v.trim()) ? Number(v.trim()) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw badRequest(`field '${field.name}' must be an integer, not ${excerptValue(v)}`);
+  if (!Number.isSafeInteger(n)) {
+    throw badRequest(`field '${field.name}': ${excerptValue(v)} is beyond ±(2^53 − 1), the largest integer the sandbox stores exactly; use a smaller value`);
+  }
+  return n;
 }
 
 /** A binfile write: `{content}` (Base64) or `{uri}` (data URI) becomes a new bin file; returns its ID. */
-function storeBinfile(ctx: SandboxContext, field: ResourceField, v: unknown): number {
-  const o = (typeof v === 'string' ? (JSON.parse(v) as unknown) : v) as { content?: unknown; uri?: unknown } | null;
-  let bytes: Buffer | undefined;
-  if (o && typeof o.content === 'string') bytes = Buffer.from(o.content, 'base64');
-  else if (o && typeof o.uri === 'string') {
-    const m = /^data:[^,]*?(;base64)?,(.*)$/s.exec(o.uri);
-    if (m) bytes = m[1] ? Buffer.from(m[2] ?? '', 'base64') : Buffer.from(decodeURIComponent(m[2] ?? ''), 'utf8');
+/** The bytes of a binfile write, or undefined when it is not `{content}` or `{uri}` (a form sends either as JSON text). */
+function binfileBytes(v: unknown): Buffer | undefined {
+  try {
+    const o = (typeof v === 'string' ? (JSON.parse(v) as unknown) : v) as { content?: unknown; uri?: unknown } | null;
+    if (o && typeof o.content === 'string') return Buffer.from(o.content, 'base64');
+    const m = o && typeof o.uri === 'string' ? /^data:[^,]*?(;base64)?,(.*)$/s.exec(o.uri) : null;
+    if (m) return m[1] ? Buffer.from(m[2] ?? '', 'base64') : Buffer.from(decodeURIComponent(m[2] ?? ''), 'utf8');
+  } catch {
+    // Not JSON text, or a data URI with a malformed %-escape: the 400 below names the forms it takes.
   }
+  return undefined;
+}
+
+function storeBinfile(ctx: SandboxContext, field: ResourceField, v: unknown): number {
+  const bytes = binfileBytes(v);
   if (!bytes || bytes.length === 0) throw badRequest(`field '${field.name}' takes {"content": <Base64>} or {"uri": <data URI>} with at least one byte`);
   const hash = `\\x${createHash('md5').update(bytes).digest('hex')}`;
   const id = insertRow(ctx.db, ctx.instance, 'binfiles', { size: bytes.length, hash });
@@ -82,29 +94,56 @@ function stringList(name: string, v: unknown): string[] {
   return list as string[];
 }
 
-/** Splits a body into column values and pseudo fields; rejects unknown and read-only fields. */
+/** Pseudo field → what it writes, as the catalogue's writeParams name it. */
+const PSEUDO: ReadonlyMap<string, 'extdata' | 'tags'> = new Map([
+  ['extdata', 'extdata'],
+  ['tags', 'tags'],
+  ['+tags', 'tags'],
+  ['-tags', 'tags'],
+]);
+
+/** Refuses a pseudo field the family's create and update do not offer (the catalogue's writeParams). */
+function checkOffered(family: ResourceFamily, key: string): void {
+  const kind = PSEUDO.get(key);
+  if (kind && !family.writeParams.includes(kind)) {
+    throw badRequest(`'${key}' is not offered on ${family.name}; its create and update take no ${kind === 'extdata' ? 'extension data' : 'tags'}`);
+  }
+}
+
+function setPseudo(pseudo: PseudoFields, key: string, v: unknown): void {
+  if (key === 'extdata') {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest("'extdata' must be an object of extension field values");
+    pseudo.extdata = v as Record<string, unknown>;
+  } else if (key === 'tags') pseudo.tags = stringList(key, v);
+  else if (key === '+tags') pseudo.addTags = stringList(key, v);
+  else pseudo.removeTags = stringList(key, v);
+}
+
+/**
+ * Splits a body into column values and pseudo fields; 400 for an unknown field,
+ * a field the service sets (ID aside, returned for the caller to judge), or a
+ * pseudo field the family does not offer. `values` has no prototype, so only
+ * the body's own keys are ever found in it.
+ */
 export function parseWrite(
   ctx: SandboxContext,
   family: ResourceFamily,
   body: unknown,
 ): { values: Record<string, unknown>; pseudo: PseudoFields; id?: unknown } {
-  if (body === undefined) return { values: {}, pseudo: {} };
+  const values = Object.create(null) as Record<string, unknown>;
+  if (body === undefined) return { values, pseudo: {} };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the body must be an object of field values');
-  const values: Record<string, unknown> = {};
   const pseudo: PseudoFields = {};
   let id: unknown;
   for (const [key, v] of Object.entries(body)) {
     if (key === 'ID') id = v;
-    else if (key === 'extdata') {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest("'extdata' must be an object of extension field values");
-      pseudo.extdata = v as Record<string, unknown>;
-    } else if (key === 'tags') pseudo.tags = stringList(key, v);
-    else if (key === '+tags') pseudo.addTags = stringList(key, v);
-    else if (key === '-tags') pseudo.removeTags = stringList(key, v);
-    else {
+    else if (PSEUDO.has(key)) {
+      checkOffered(family, key);
+      setPseudo(pseudo, key, v);
+    } else {
       const field = family.fields.find((f) => f.name === key);
       if (!field) throw badRequest(`unknown field '${key}' on ${family.name}`);
-      if (!field.writable) throw badRequest(`field '${key}' of ${family.name} cannot be written`);
+      if (!field.writable) throw badRequest(`field '${key}' of ${family.name} is set by the service`);
       values[key] = toStored(ctx, field, v);
     }
   }

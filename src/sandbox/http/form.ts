@@ -2,42 +2,75 @@
  * Parses an application/x-www-form-urlencoded body with PHP-style brackets,
  * the form the service accepts: `sort[]=a&sort[]=b`, `filter[city][~]=^B`,
  * `fields[alias]=contact.city`. Numeric-looking keys stay object keys.
+ *
+ * Every key becomes an own data property, exactly as JSON.parse makes one:
+ * `__proto__`, `constructor` and `prototype` are ordinary keys here (checked
+ * later like any other name), never a way to reach or replace a prototype.
  */
+import { excerpt, LIMITS, overLimit } from '../limits.js';
+
 type Node = Record<string, unknown> | unknown[];
 
-function keyPath(name: string): string[] {
-  const m = /^([^[]*)((?:\[[^\]]*\])*)$/.exec(name);
-  if (!m) return [name];
-  const rest = [...(m[2] ?? '').matchAll(/\[([^\]]*)\]/g)].map((x) => x[1] ?? '');
-  return [m[1] ?? '', ...rest];
+/** `a[b][]` → ['a', 'b', '']; a name with unbalanced brackets is one plain key, as PHP reads it. */
+export function keyPath(name: string): string[] {
+  const open = name.indexOf('[');
+  if (open < 0) return [name];
+  const path = [name.slice(0, open)];
+  let i = open;
+  while (i < name.length) {
+    const close = name.indexOf(']', i);
+    if (name[i] !== '[' || close < 0) return [name];
+    path.push(name.slice(i + 1, close));
+    i = close + 1;
+  }
+  return path;
 }
 
-function assign(target: Node, path: readonly string[], value: string): void {
-  const [head = '', ...rest] = path;
-  if (Array.isArray(target)) {
-    if (rest.length === 0) {
-      target.push(value);
-      return;
+function own(target: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function assign(root: Node, path: readonly string[], value: string): void {
+  let target = root;
+  for (let i = 0; i < path.length; i++) {
+    const head = path[i] ?? '';
+    const last = i === path.length - 1;
+    const next = (): Node => (path[i + 1] === '' ? [] : {});
+    if (Array.isArray(target)) {
+      if (last) target.push(value);
+      else {
+        const child = next();
+        target.push(child);
+        target = child;
+      }
+      continue;
     }
-    const child: Node = rest[0] === '' ? [] : {};
-    target.push(child);
-    assign(child, rest, value);
-    return;
+    if (last) {
+      define(target, head, value);
+      continue;
+    }
+    let child = own(target, head);
+    if (typeof child !== 'object' || child === null) {
+      child = next();
+      define(target, head, child);
+    }
+    target = child as Node;
   }
-  if (rest.length === 0) {
-    target[head] = value;
-    return;
-  }
-  let child = target[head];
-  if (child === undefined || typeof child !== 'object' || child === null) {
-    child = rest[0] === '' ? [] : {};
-    target[head] = child;
-  }
-  assign(child as Node, rest, value);
 }
 
+/** Parses a form body; 400 when a key nests deeper than the body limit. */
 export function parseForm(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(text)) assign(out, keyPath(k), v);
+  for (const [k, v] of new URLSearchParams(text)) {
+    const path = keyPath(k);
+    if (path.length > LIMITS.bodyDepth) {
+      throw overLimit(`form key '${excerpt(k)}' nests deeper than ${LIMITS.bodyDepth} levels`, LIMITS.bodyDepth);
+    }
+    assign(out, path, v);
+  }
   return out;
 }

@@ -7,20 +7,28 @@
  * Plain column expressions stay bare so indexed columns can be used.
  */
 import type { ResourceFamily, ResourceField } from '../../../catalogue/index.js';
-import { compileRegex } from '../../db.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, type HttpError } from '../../errors.js';
+import { excerpt, excerptValue, LIMITS, overLimit } from '../../limits.js';
+import { compileRegex } from '../../regex.js';
 import type { FilterNode, OperatorInfo } from './filter-tree.js';
 import type { PathResolver, ResolvedPath } from './paths.js';
 import { toList } from './parse-request.js';
 import type { SqlParams } from './sql-params.js';
 
 const INTEGER = /^\s*-?\d+\s*$/;
-const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+// Unambiguous (one way to match any text), so a long run of digits cannot make it backtrack.
+const NUMBER = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 const INTEGER_TYPES = new Set(['int16', 'int32', 'int64', 'flag', 'binfile']);
 const ASCII = /^[\x20-\x7e]*$/;
 
 function describe(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
+  return excerptValue(v);
+}
+
+function notExact(family: ResourceFamily, path: string, v: unknown): HttpError {
+  return badRequest(
+    `filter on '${path}' of ${family.name}: ${describe(v)} is beyond ±(2^53 − 1), the largest integer the sandbox compares exactly; use a smaller value`,
+  );
 }
 
 /**
@@ -35,13 +43,14 @@ export function coerce(family: ResourceFamily, path: string, field: ResourceFiel
   if (!field) return v; // Extension values have no declared type: compared as given.
   if (v === '' && field.type !== 'string') return null; // How a form spells null.
   if (INTEGER_TYPES.has(field.type)) {
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    if (typeof v === 'string' && INTEGER.test(v)) return Number(v);
-    throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not an integer`);
+    const n = typeof v === 'string' && INTEGER.test(v) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isInteger(n)) throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not an integer`);
+    if (!Number.isSafeInteger(n)) throw notExact(family, path, v);
+    return n;
   }
   if (field.type === 'double') {
-    if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string' && NUMBER.test(v)) return Number(v);
+    const n = typeof v === 'string' && NUMBER.test(v) ? Number(v) : v;
+    if (typeof n === 'number' && Number.isFinite(n)) return n;
     throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not a number`);
   }
   return String(v);
@@ -62,6 +71,9 @@ function compareSql(family: ResourceFamily, target: ResolvedPath, op: OperatorIn
 function setSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
   const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? toList(value) : [value];
   if (!list) throw badRequest(`filter on '${target.path}' of ${family.name}: operator '${op.symbol}' needs an array of values`);
+  if (list.length > LIMITS.inList) {
+    throw overLimit(`filter on '${target.path}' of ${family.name}: the ${op.symbol} list has ${list.length.toLocaleString('en-US')} values`, LIMITS.inList, 'split the query');
+  }
   const values = list.map((x) => coerce(family, target.path, target.field, x));
   // One parameter for the whole list keeps the SQL text the same whatever the list's length.
   return `${target.sql} ${op.sql} (SELECT value FROM json_each(${params.add(JSON.stringify(values))}))`;
@@ -75,15 +87,28 @@ function patternSql(family: ResourceFamily, target: ResolvedPath, op: OperatorIn
     throw badRequest(`filter on '${target.path}' of ${family.name}: operator '${op.symbol}' needs a pattern string, not ${describe(value)}`);
   }
   const pattern = String(value);
-  if (op.kind === 'regex' && compileRegex(pattern, op.ignoreCase) === null) {
-    throw badRequest(`filter on '${target.path}' of ${family.name}: invalid regular expression '${pattern}'`);
+  if (pattern.length > LIMITS.patternLength) {
+    throw overLimit(`filter on '${target.path}' of ${family.name}: the pattern is ${pattern.length.toLocaleString('en-US')} characters long`, LIMITS.patternLength);
   }
+  if (op.kind === 'regex') checkRegex(family, target, pattern, op.ignoreCase);
   if (op.kind === 'like' && op.ignoreCase && ASCII.test(pattern) && !pattern.includes('\\')) {
     const test = likeInsensitiveSql(target.sql, params.add(pattern), true);
     return op.negated ? `NOT ${test}` : test;
   }
   const fn = op.kind === 'regex' ? 'svc_regexp' : 'svc_like';
   return `${fn}(${target.sql}, ${params.add(pattern)}, ${op.ignoreCase ? 1 : 0}) = ${op.negated ? 0 : 1}`;
+}
+
+/** 400 naming the pattern when it is not a regular expression, or one the linear-time engine cannot run. */
+function checkRegex(family: ResourceFamily, target: ResolvedPath, pattern: string, ignoreCase: boolean): void {
+  const rx = compileRegex(pattern, ignoreCase);
+  if (rx.ok) return;
+  const where = `filter on '${target.path}' of ${family.name}`;
+  if (rx.reason === 'invalid') throw badRequest(`${where}: invalid regular expression '${excerpt(pattern)}'`);
+  throw badRequest(
+    `${where}: the regular expression '${excerpt(pattern)}' is not supported: the sandbox evaluates regular expressions in linear time ` +
+      `and does not support that construct (backreferences, lookahead and lookbehind): ${excerpt(rx.detail, 80)}`,
+  );
 }
 
 function conditionSql(family: ResourceFamily, resolver: PathResolver, node: Extract<FilterNode, { kind: 'condition' }>, params: SqlParams): string {
@@ -98,12 +123,24 @@ function conditionSql(family: ResourceFamily, resolver: PathResolver, node: Extr
   }
 }
 
+/** Operands joined at one level before grouping; a long flat chain would pass SQLite's expression depth (1,000). */
+const FLAT_JOIN = 8;
+
+/** Joins operands as a balanced tree of parenthesised groups, so the SQL nests log(n) deep, not n. */
+function balanced(parts: readonly string[], op: string): string {
+  if (parts.length <= FLAT_JOIN) return parts.join(op);
+  const groups: string[] = [];
+  const size = Math.ceil(parts.length / FLAT_JOIN);
+  for (let i = 0; i < parts.length; i += size) groups.push(`(${balanced(parts.slice(i, i + size), op)})`);
+  return groups.join(op);
+}
+
 /** Compiles a filter tree to an SQL condition, resolving its paths (and joins) through `resolver`. */
 export function compileFilter(family: ResourceFamily, resolver: PathResolver, node: FilterNode, params: SqlParams): string {
   if (node.kind === 'condition') return conditionSql(family, resolver, node, params);
   const parts = node.children.map((c) => compileFilter(family, resolver, c, params));
   if (parts.length === 0) return '1';
-  const joined = parts.join(node.join === 'OR' ? ' OR ' : ' AND ');
+  const joined = balanced(parts, node.join === 'OR' ? ' OR ' : ' AND ');
   return node.join === 'NOT' ? `NOT (${joined})` : `(${joined})`;
 }
 

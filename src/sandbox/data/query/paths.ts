@@ -3,13 +3,17 @@
  * (`lastname`), a first-degree path through a foreign key (`contact.city`:
  * LEFT JOIN of the referenced family, one alias per reference field) or an
  * extension field (`extdata.<name>`: LEFT JOIN of the instance's extension
- * table, one alias per name). Identifiers come only from the catalogue.
+ * table, one alias per name). Identifiers come only from the catalogue. A
+ * related row joins only when the caller may see it (ownership.ts), so a
+ * hidden record reads as missing in fields, filters, sorts and distinct.
  */
 import { findFamily, findField, suggestField, type ResourceFamily, type ResourceField } from '../../../catalogue/index.js';
 import type { SandboxContext, Session } from '../../context.js';
 import { q } from '../../db.js';
 import { badRequest } from '../../errors.js';
+import { LIMITS, overLimit } from '../../limits.js';
 import { table } from '../../schema.js';
+import { visibilitySql } from '../ownership.js';
 import { checkRead } from '../permissions.js';
 import type { SqlParams } from './sql-params.js';
 
@@ -64,12 +68,19 @@ interface Scope {
   readonly joins: Map<string, { alias: string; sql: string }>;
 }
 
-/** The alias of a join, adding the join the first time it is needed. */
-function join(scope: Scope, key: string, make: (alias: string) => string): string {
+/**
+ * The quoted alias of a join, adding the join the first time it is needed;
+ * `make` gets the alias both quoted and bare.
+ */
+function join(scope: Scope, key: string, make: (alias: string, bare: string) => string): string {
   let j = scope.joins.get(key);
   if (!j) {
-    const alias = q(`j${scope.joins.size}`);
-    j = { alias, sql: make(alias) };
+    if (scope.joins.size >= LIMITS.joins) {
+      throw overLimit(`the query joins more than ${LIMITS.joins} related records and extension fields`, LIMITS.joins, 'select fewer related or extdata fields');
+    }
+    const bare = `j${scope.joins.size}`;
+    const alias = q(bare);
+    j = { alias, sql: make(alias, bare) };
     scope.joins.set(key, j);
   }
   return j.alias;
@@ -100,7 +111,11 @@ function relatedPath(scope: Scope, path: string, use: PathUse): ResolvedPath {
   if (!field) throw unknownField(family, path, targetName, target);
   checkUse(family, path, field, use);
   checkRead(scope.session, target);
-  const alias = join(scope, `r:${refName}`, (a) => `LEFT JOIN ${table(scope.ctx.instance, target.name)} AS ${a} ON ${a}.${q(ref.field)} = ${MAIN}.${q(refName)}`);
+  const alias = join(scope, `r:${refName}`, (a, bare) => {
+    // A related row the caller may not see joins as no row at all: its fields read as NULL everywhere.
+    const visible = visibilitySql(scope.session, target, bare, (v) => scope.params.add(v));
+    return `LEFT JOIN ${table(scope.ctx.instance, target.name)} AS ${a} ON ${a}.${q(ref.field)} = ${MAIN}.${q(refName)}${visible ? ` AND ${visible}` : ''}`;
+  });
   const sql = `${alias}.${q(field.name)}`;
   return { path, sql, selectSql: sql, field, kind: 'related' };
 }

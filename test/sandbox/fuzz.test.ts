@@ -1,0 +1,131 @@
+/**
+ * The sandbox fuzz suite: seeded batches of hostile requests (fuzz-inputs.ts)
+ * against every route, as JSON and form bodies, with hostile paths and
+ * headers. Properties: every answer arrives within 5 s (liveness, generous),
+ * none is a 5xx (the one documented exception: the live service's opaque 500
+ * for an omitted NOT NULL column, which the sandbox emulates on purpose),
+ * error texts are one line, and after every batch the permission probe shows
+ * that no user gained anything and no prototype changed.
+ *
+ * Replay a failure: SVC_FUZZ_SEED=<seed> npx vitest run test/sandbox/fuzz.test.ts
+ * (the seed is in the test name and in the failure message; fast-check also
+ * prints the path of the failing batch).
+ */
+import fc from 'fast-check';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { issueToken } from '../../src/sandbox/auth/tokens.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { SPECIAL, fuzzRequest, type FuzzBody, type FuzzRequest, type FuzzUser } from './fuzz-inputs.js';
+import { createPermissionProbe, type PermissionProbe } from './permission-probe.js';
+
+const SEED = process.env.SVC_FUZZ_SEED ? Number(process.env.SVC_FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+const BATCHES = 80;
+const BATCH_SIZE = 60;
+/** Liveness bound per answer: far above any real answer, far below "hangs". */
+const ANSWER_WITHIN_MS = 5000;
+/** The emulated opaque 500 of the live service for an omitted NOT NULL column (README, records.ts). */
+const DOCUMENTED_500 = /^Internal Server Error: null value in column "\w+" of \w+ violates not-null constraint$/;
+
+let s: TestSandbox;
+let probe: PermissionProbe;
+let sent = 0;
+/** Answers by status, for the summary line. */
+const statuses = new Map<number, number>();
+
+beforeAll(async () => {
+  s = await startTestSandbox();
+  probe = await createPermissionProbe(s);
+  // Long texts for the pathological patterns to chew on.
+  for (const lastname of ['a'.repeat(32), 'a'.repeat(5000), `${'ab'.repeat(2000)}c`]) {
+    await s.call('PUT', 'api/v1/accounts', { json: { lastname, currency: 'EUR' } });
+  }
+});
+afterAll(() => s.close());
+
+/** The fuzz's own tokens, apart from the probe's, re-issued per batch (a fuzzed logout may revoke them). */
+function fuzzTokens(): Record<string, string> {
+  const creds = s.sandbox.credentials.demo;
+  const app = creds?.applications.find((a) => a.identifier === 'svc-cli')?.id ?? null;
+  const ctx = { db: s.sandbox.db, instance: 'demo', now: () => Date.now() };
+  const out: Record<string, string> = { garbage: 'f'.repeat(40) };
+  for (const name of ['demo', 'reader', 'field', 'staff']) out[name] = issueToken(ctx, { user: s.user(name).id, application: app, identifier: `fuzz-${name}` }).token;
+  return out;
+}
+
+function formOf(value: unknown): string {
+  const pairs: string[] = [];
+  const enc = (x: string): string => encodeURIComponent(x.replace(/[\ud800-\udfff]/g, (c, i: number, all: string) => (/[\ud800-\udbff][\udc00-\udfff]/.test(all.slice(i - 1, i + 1) + all.slice(i, i + 2)) ? c : '\ufffd')));
+  const walk = (v: unknown, name: string): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${name}[${i}]`));
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) walk(x, name ? `${name}[${k}]` : k);
+    else pairs.push(`${enc(name || 'value')}=${enc(v === null || v === undefined ? '' : String(v))}`);
+  };
+  walk(value, '');
+  return pairs.join('&');
+}
+
+function encode(body: FuzzBody): { bytes: string | Buffer; type: string } {
+  switch (body.kind) {
+    case 'json':
+      return { bytes: JSON.stringify(body.value) ?? '', type: body.type };
+    case 'form':
+      return { bytes: formOf(body.value), type: 'application/x-www-form-urlencoded' };
+    case 'raw':
+      return { bytes: body.text, type: body.type };
+    default:
+      return { bytes: SPECIAL[body.name](), type: body.type };
+  }
+}
+
+/** Sends one fuzzed request; returns what is wrong with its answer, if anything. */
+async function send(req: FuzzRequest, tokens: Record<string, string>): Promise<string | undefined> {
+  const headers: Record<string, string> = { ...req.headers };
+  const token = req.user === null ? undefined : tokens[req.user satisfies Exclude<FuzzUser, null>];
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: string | Buffer | undefined;
+  if (req.body && req.method !== 'GET' && req.method !== 'HEAD') {
+    const e = encode(req.body);
+    body = e.bytes;
+    if (e.type) headers['content-type'] = e.type;
+  }
+  const started = Date.now();
+  sent++;
+  try {
+    const res = await request(`${s.sandbox.origin}${req.path}`, { method: req.method as 'POST', headers, body, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+    const text = await res.body.text();
+    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    const where = `${req.method} ${req.path.slice(0, 80)} → ${res.statusCode} after ${Date.now() - started} ms: ${text.slice(0, 200)}`;
+    if (res.statusCode >= 500 && !(res.statusCode === 500 && DOCUMENTED_500.test(text))) return `a 5xx answer: ${where}`;
+    if (res.statusCode >= 400 && (/[\r\n]/.test(text) || text.length > 2000)) return `an error text that is not one short line: ${where}`;
+    return undefined;
+  } catch (err) {
+    const what = (err as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_WITHIN_MS} ms` : `the request failed (${(err as Error).message})`;
+    return `${what}: ${req.method} ${req.path.slice(0, 80)}`;
+  }
+}
+
+describe('sandbox fuzz suite', () => {
+  it(`answers hostile requests on every route promptly, never 5xx, and nobody gains a permission (seed ${SEED}; replay with SVC_FUZZ_SEED=${SEED})`, async () => {
+    const started = Date.now();
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fuzzRequest(), { minLength: BATCH_SIZE, maxLength: BATCH_SIZE }), async (batch) => {
+          const tokens = fuzzTokens();
+          const problems: string[] = [];
+          for (const req of batch) {
+            const problem = await send(req, tokens);
+            if (problem) problems.push(problem);
+          }
+          problems.push(...(await probe.run()).map((p) => `permission probe: ${p}`));
+          if (problems.length > 0) throw new Error(`${problems.length} problems in this batch:\n${problems.join('\n')}`);
+        }),
+        { seed: SEED, numRuns: BATCHES, endOnFailure: process.env.SVC_FUZZ_SHRINK !== '1', includeErrorInReport: true },
+      );
+    } catch (err) {
+      throw new Error(`fuzz failed; replay with SVC_FUZZ_SEED=${SEED} npx vitest run test/sandbox/fuzz.test.ts (SVC_FUZZ_SHRINK=1 to shrink)\n${(err as Error).message}`);
+    }
+    const tally = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+    console.info(`fuzz: ${sent} requests in ${BATCHES} batches, seed ${SEED}, ${((Date.now() - started) / 1000).toFixed(1)} s; answers ${tally}`);
+  }, 120_000);
+});
