@@ -29,16 +29,22 @@ export interface OrderedOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * Runs one part into its channel. A part stopped by the abort ends with the
+ * abort's reason as its error, never as finished: a part cut short must not
+ * pass for a part with nothing more in it.
+ */
 async function pump<T>(ch: Channel<T>, produce: Producer<T>, depth: number, signal: AbortSignal): Promise<void> {
   try {
     for await (const item of produce(signal)) {
       while (ch.items.length >= depth && !signal.aborted) await new Promise<void>((r) => (ch.wakeProducer = r));
-      if (signal.aborted) return;
+      signal.throwIfAborted();
       ch.items.push(item);
       ch.wakeConsumer?.();
     }
+    signal.throwIfAborted();
   } catch (err) {
-    ch.error = err;
+    ch.error = signal.aborted ? signal.reason : err;
   } finally {
     ch.done = true;
     ch.wakeConsumer?.();
@@ -49,13 +55,16 @@ async function pump<T>(ch: Channel<T>, produce: Producer<T>, depth: number, sign
  * Runs the parts `next()` gives (undefined: no more) and yields their items
  * part after part. Leaving the loop early (an error, or the caller stopping)
  * aborts the parts still running; a part's error surfaces when the writer
- * reaches it, after every earlier part is written.
+ * reaches it, after every earlier part is written. Once `opts.signal` aborts,
+ * nothing more is yielded: the generator throws the abort's reason, even
+ * when later parts hold items already (they would follow a gap).
  */
 export async function* inOrder<T>(next: () => Producer<T> | undefined, opts: OrderedOptions): AsyncGenerator<T> {
   const controller = new AbortController();
   const outer = opts.signal;
   const stop = (): void => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', stop, { once: true });
+  if (outer?.aborted) stop();
+  else outer?.addEventListener('abort', stop, { once: true });
   const queue: Channel<T>[] = [];
   const running = new Set<Promise<void>>();
   let fetching = 0;
@@ -80,6 +89,7 @@ export async function* inOrder<T>(next: () => Producer<T> | undefined, opts: Ord
   };
   try {
     for (;;) {
+      controller.signal.throwIfAborted();
       startMore();
       const ch = queue[0];
       if (!ch) return;

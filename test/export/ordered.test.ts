@@ -58,4 +58,50 @@ describe('inOrder', () => {
     expect(seen).toEqual([0, 1]);
     expect(stopped).toBeGreaterThan(0);
   });
+
+  it('yields nothing after an abort, even what later parts hold already: a part cut short is an error, not an end', async () => {
+    const outer = new AbortController();
+    let releasePart1 = (): void => undefined;
+    let part2Buffered = (): void => undefined;
+    const part2Ready = new Promise<void>((r) => (part2Buffered = r));
+    let count = 0;
+    const next = (): Producer<string> | undefined => {
+      const part = count++;
+      if (part > 3) return undefined;
+      return async function* produce() {
+        if (part === 1) await new Promise<void>((r) => (releasePart1 = r));
+        yield `${part}.0`;
+        if (part === 2) part2Buffered();
+        yield `${part}.1`;
+      };
+    };
+    const seen: string[] = [];
+    const consumed = (async () => {
+      for await (const item of inOrder(next, { running: 4, window: 8, depth: 2, signal: outer.signal })) {
+        seen.push(item);
+        if (item === '0.1') {
+          await part2Ready;
+          outer.abort(new Error('interrupted by SIGTERM'));
+          releasePart1();
+        }
+      }
+    })();
+    await expect(consumed).rejects.toThrow('interrupted by SIGTERM');
+    expect(seen).toEqual(['0.0', '0.1']);
+  });
+
+  it('throws at once when the signal was aborted before the first item', async () => {
+    const outer = new AbortController();
+    outer.abort(new Error('stopped early'));
+    const next = (): Producer<number> | undefined => async function* produce() {
+      yield 1;
+    };
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const item of inOrder(next, { running: 1, window: 1, depth: 1, signal: outer.signal })) seen.push(item);
+      })(),
+    ).rejects.toThrow('stopped early');
+    expect(seen).toEqual([]);
+  });
 });
