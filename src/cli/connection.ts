@@ -11,7 +11,7 @@ import type { CredentialStore } from '../auth/store.js';
 import type { Profile, ProfileStore } from '../config/profiles.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { parseDuration } from '../util/duration.js';
+import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
@@ -82,7 +82,7 @@ export async function plainStoreOf(deps: Deps, target: Target): Promise<Credenti
 
 /** The HTTP client options from the global flags, for a target and (maybe) a token. */
 export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
-  const timeoutMs = opts.timeout ? parseDuration(opts.timeout, 'timeout') : 30_000;
+  const timeoutMs = opts.timeout ? parseDuration(opts.timeout, '--timeout', MAX_TIMER_MS) : 30_000;
   const retries = opts.retries === undefined ? 3 : Number(opts.retries);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
   const verbose = opts.verbose === true || (deps.env.SVC_DEBUG ?? '').split(',').includes('http');

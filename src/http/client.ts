@@ -15,7 +15,8 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import dispatchRequest from 'undici/lib/api/api-request.js';
 import { SvcError, UsageError } from '../errors.js';
-import { networkError, statusError } from './errors.js';
+import { MAX_TIMER_MS } from '../util/duration.js';
+import { networkError, RedirectError, statusError } from './errors.js';
 import { readJsonArray } from './json-array.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { backoffMs, DEFAULT_RETRY, isRetryableError, RETRY_STATUSES, retryAfterMs, type RetryPolicy } from './retry.js';
@@ -127,6 +128,17 @@ function bodyOf(spec: RequestSpec): { body?: string; type?: string } {
   return {};
 }
 
+/** A redirect's Location as an absolute URL with secrets redacted, for the message. */
+function locationOf(header: string | string[] | undefined, base: string): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  try {
+    return redactUrl(new URL(value, base).toString());
+  } catch {
+    return JSON.stringify(value.slice(0, 200));
+  }
+}
+
 function isIdempotent(spec: RequestSpec): boolean {
   if (spec.idempotent !== undefined) return spec.idempotent;
   if (spec.method === 'GET' || spec.method === 'HEAD') return true;
@@ -165,7 +177,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   }
 
   /** The answer as a response, or the typed error its status stands for. */
-  async function finish(spec: RequestSpec, res: Dispatcher.ResponseData, shown: string): Promise<HttpResponse> {
+  async function finish(spec: RequestSpec, res: Dispatcher.ResponseData, url: string, shown: string): Promise<HttpResponse> {
+    if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
+      await res.body.dump();
+      throw new RedirectError(res.statusCode, locationOf(res.headers.location, url), spec.method, shown);
+    }
     if (res.statusCode >= 400 && !(spec.accept ?? []).includes(res.statusCode)) {
       const text = spec.method === 'HEAD' ? '' : await res.body.text();
       throw statusError(res.statusCode, text, spec.method, shown);
@@ -191,7 +207,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     const deadline = Date.now() + deadlineMs;
     const controller = new AbortController();
     // The deadline covers the tries until an answer starts; a streaming body has its own idle timeout.
-    const timer = setTimeout(() => controller.abort(new Error('deadline')), deadlineMs);
+    // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
+    const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(deadlineMs, MAX_TIMER_MS));
     try {
       for (let n = 0; ; n++) {
         const t0 = Date.now();
@@ -209,7 +226,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           await sleep(wait);
           continue;
         }
-        if (outcome.res) return await finish(spec, outcome.res, shown);
+        if (outcome.res) return await finish(spec, outcome.res, url, shown);
         if (controller.signal.aborted) throw networkError({ code: 'UND_ERR_HEADERS_TIMEOUT' }, spec.method, shown);
         throw networkError(outcome.err, spec.method, shown);
       }

@@ -38,6 +38,28 @@ export function statusError(status: number, body: string, method: string, url: s
   return new HttpStatusError(status, oneLine(body), method, url);
 }
 
+/**
+ * The service answered with a redirect (3xx other than 304). svc never
+ * follows one: the request carries the bearer token, which must not go to
+ * another address on the service's say-so. Exit 1, naming where it pointed.
+ */
+export class RedirectError extends SvcError {
+  constructor(
+    readonly status: number,
+    /** The Location, absolute and with secret parameters redacted; undefined when the answer had none. */
+    readonly location: string | undefined,
+    method: string,
+    url: string,
+  ) {
+    const where = location ? `to ${location}` : 'without saying where (no Location header)';
+    super(
+      `${method} ${url} was redirected (${status}) ${where}; svc does not follow redirects, so the token is not sent elsewhere: ` +
+        'if the service moved, point the profile at its new address (svc profile add NAME --url URL)',
+      ExitCode.failure,
+    );
+  }
+}
+
 /** No usable answer: connection refused or reset, TLS failure, timeout. Exit 1. */
 export class NetworkError extends SvcError {
   constructor(message: string, readonly code?: string) {
