@@ -13,7 +13,12 @@ export interface OutStream {
    * (src/output/drain.ts), so a slow reader of a pipe slows svc down instead
    * of filling its memory.
    */
-  once?(event: 'drain', listener: () => void): unknown;
+  once?(event: 'drain' | 'error' | 'close', listener: (err?: unknown) => void): unknown;
+  removeListener?(event: 'drain' | 'error' | 'close', listener: (err?: unknown) => void): unknown;
+  /** The error that broke the stream (a real stream's writableErrored), so a full disk is reported, not waited on. */
+  readonly writableErrored?: unknown;
+  /** Closed: nothing more can be written. */
+  readonly destroyed?: boolean;
   readonly isTTY: boolean;
   /** Terminal width in characters, when known. */
   readonly columns?: number | undefined;

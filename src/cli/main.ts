@@ -117,9 +117,20 @@ export function processControl(): ProcessControl {
 
 /** Entry point used by bin/svc.js. */
 export async function main(argv: readonly string[]): Promise<number> {
-  // A closed pipe (svc … | head) is not an error: stop quietly.
+  let failed: NodeJS.ErrnoException | undefined;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    // A closed pipe (svc … | head) is not an error: stop quietly.
     if (err.code === 'EPIPE') process.exit(0);
+    failed ??= err;
   });
-  return run(argv, processDeps());
+  const code = await run(argv, processDeps());
+  // A failed write is reported a tick later (even a synchronous one, to a file or device).
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  // Output that did not all arrive (a full disk behind stdout) fails the command, in words.
+  if (failed && code === 0) {
+    const { writeFailed } = await import('../util/io-error.js');
+    process.stderr.write(`svc: ${writeFailed('standard output', failed).message}\n`);
+    return 1;
+  }
+  return code;
 }

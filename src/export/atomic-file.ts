@@ -1,19 +1,23 @@
 /**
  * Where export bytes go. A file target is written to `FILE.svc-partial`
- * beside it; `commit` flushes it to disk (fsync), renames it over the target
- * and syncs the directory, so a reader sees the old file or the whole new
- * one, never half. Every sink hashes what it writes (sha256).
+ * beside it; `commit` cuts it to the bytes written, flushes it to disk
+ * (fsync), renames it over the target and syncs the directory, so a reader
+ * sees the old file or the whole new one, never half. A character device or
+ * a FIFO is written straight through, and standard output at its reader's
+ * pace. Every sink hashes what it writes (sha256), refuses to write once the
+ * run is aborted, and reports a failed write naming the place and the reason.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OutStream } from '../cli/deps.js';
 import { UsageError } from '../errors.js';
 import { drained } from '../output/drain.js';
+import { writeFailed } from '../util/io-error.js';
 
 export interface Sink {
-  /** Text (encoded as UTF-8) or bytes. */
+  /** Text (encoded as UTF-8) or bytes. Throws the abort's reason once the run is aborted: nothing is written after. */
   write(chunk: string | Uint8Array): Promise<void>;
   /** Bytes written so far (including a resumed prefix). */
   readonly bytes: number;
@@ -21,13 +25,53 @@ export interface Sink {
   flush(): Promise<void>;
   /** Finishes: the file is in place. Returns the sha256 of everything written. */
   commit(): Promise<string>;
-  /** Stops without committing; the partial file stays for --resume. */
+  /** Stops without committing; a partial file stays for --resume. */
+  close(): Promise<void>;
+}
+
+/** What a sink writes through. */
+interface Device {
+  /** Names the place in messages. */
+  readonly what: string;
+  put(buf: Uint8Array, at: number): Promise<void>;
+  flush(): Promise<void>;
+  finish(bytes: number): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A chunk as bytes: text is encoded as UTF-8 once, and bytes pass as they are. */
 function toBytes(chunk: string | Uint8Array): Uint8Array {
   return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+}
+
+function createSink(device: Device, signal: AbortSignal, bytesBefore = 0, hash: Hash = createHash('sha256')): Sink {
+  let bytes = bytesBefore;
+  const failing = async (step: () => Promise<void>): Promise<void> => {
+    try {
+      await step();
+    } catch (err) {
+      throw writeFailed(device.what, err);
+    }
+  };
+  return {
+    get bytes() {
+      return bytes;
+    },
+    async write(chunk) {
+      signal.throwIfAborted();
+      const buf = toBytes(chunk);
+      hash.update(buf);
+      await failing(() => device.put(buf, bytes));
+      bytes += buf.length;
+    },
+    flush: () => failing(() => device.flush()),
+    async commit() {
+      signal.throwIfAborted();
+      await failing(() => device.finish(bytes));
+      return hash.digest('hex');
+    },
+    close: () => device.close(),
+  };
 }
 
 /** `FILE.svc-partial` */
@@ -43,56 +87,65 @@ async function hashPrefix(path: string, bytes: number): Promise<Hash> {
   return hash;
 }
 
+async function writeAll(fh: FileHandle, buf: Uint8Array, at: number | null): Promise<void> {
+  let done = 0;
+  while (done < buf.length) done += (await fh.write(buf, done, buf.length - done, at === null ? null : at + done)).bytesWritten;
+}
+
+export interface FileSinkOptions {
+  /** Continue the existing partial file, cut back to this many bytes. */
+  readonly resumeAt?: number;
+  readonly signal: AbortSignal;
+  /** Called just before the rename; throws to stop it (the export's lock is gone). */
+  readonly beforeRename?: () => void;
+}
+
 /**
- * A sink writing to the partial file of `target`: a new one, or (with
- * `resumeAt`) the existing one cut back to that many bytes and continued.
+ * A sink writing to the partial file of `target` (a regular file's path): a
+ * new one, or (with `resumeAt`) the existing one cut back to that many bytes
+ * and continued.
  */
-export async function openFileSink(target: string, resumeAt?: number): Promise<Sink> {
+export async function openFileSink(target: string, opts: FileSinkOptions): Promise<Sink> {
   const path = partialPath(target);
+  const { resumeAt } = opts;
   let fh: FileHandle;
-  let hash: Hash;
-  let bytes = 0;
-  if (resumeAt !== undefined) {
-    const size = await stat(path).then((s) => s.size, () => -1);
-    if (size < resumeAt) {
-      throw new UsageError(`the partial file ${path} is missing or shorter than its checkpoint says; run without --resume to start again`);
+  let hash: Hash | undefined;
+  try {
+    if (resumeAt !== undefined) {
+      const size = await stat(path).then((s) => s.size, () => -1);
+      if (size < resumeAt) {
+        throw new UsageError(`the partial file ${path} is missing or shorter than its checkpoint says; run without --resume to start again`);
+      }
+      hash = await hashPrefix(path, resumeAt);
+      fh = await open(path, 'r+');
+      await fh.truncate(resumeAt);
+    } else {
+      fh = await open(path, 'w');
     }
-    hash = await hashPrefix(path, resumeAt);
-    fh = await open(path, 'r+');
-    await fh.truncate(resumeAt);
-    bytes = resumeAt;
-  } else {
-    hash = createHash('sha256');
-    fh = await open(path, 'w');
+  } catch (err) {
+    throw writeFailed(path, err);
   }
   let closed = false;
-  return {
-    get bytes() {
-      return bytes;
-    },
-    async write(chunk) {
-      const buf = toBytes(chunk);
-      hash.update(buf);
-      let done = 0;
-      while (done < buf.length) done += (await fh.write(buf, done, buf.length - done, bytes + done)).bytesWritten;
-      bytes += buf.length;
-    },
-    async flush() {
-      await fh.datasync();
-    },
-    async commit() {
+  const device: Device = {
+    what: path,
+    put: (buf, at) => writeAll(fh, buf, at),
+    flush: () => fh.datasync(),
+    async finish(bytes) {
+      // Bytes past the end cannot be this run's (a crashed run's tail cut short by --resume is gone already).
+      await fh.truncate(bytes);
       await fh.sync();
       await fh.close();
       closed = true;
+      opts.beforeRename?.();
       await rename(path, target);
       await syncDir(dirname(target));
-      return hash.digest('hex');
     },
     async close() {
       if (!closed) await fh.close();
       closed = true;
     },
   };
+  return createSink(device, opts.signal, resumeAt ?? 0, hash);
 }
 
 /** Flushes a directory entry (the rename) to disk; some systems cannot, which is fine. */
@@ -109,24 +162,83 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * A FIFO's writer end opened without waiting when a reader is there, else
+ * undefined (ENXIO). It is held until the real writer is open: closing it
+ * first would leave the reader with no writer, which reads as the end.
+ */
+async function earlyWriter(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Opens a character device or FIFO for writing, appending. A FIFO without a
+ * reader blocks the open (as `cat > fifo` does) until one comes, after
+ * `onWait` says so; an abort meanwhile opens the FIFO for reading once, which
+ * lets the pending open finish, so the run can stop.
+ */
+async function openWriter(path: string, fifo: boolean, signal: AbortSignal, onWait: () => void): Promise<FileHandle> {
+  const early = fifo ? await earlyWriter(path) : undefined;
+  if (fifo && !early) onWait();
+  const pending = open(path, constants.O_WRONLY | constants.O_APPEND);
+  const unblock = (): void => {
+    void open(path, constants.O_RDONLY | constants.O_NONBLOCK).then(
+      (reader) => pending.finally(() => reader.close()).catch(() => undefined),
+      () => undefined,
+    );
+  };
+  if (fifo) signal.addEventListener('abort', unblock, { once: true });
+  try {
+    const fh = await pending;
+    if (signal.aborted) {
+      await fh.close();
+      signal.throwIfAborted();
+    }
+    return fh;
+  } finally {
+    signal.removeEventListener('abort', unblock);
+    await early?.close();
+  }
+}
+
+/**
+ * A sink writing straight through to a character device or FIFO (no partial
+ * file, no rename, no resume); `onWait` is told when a FIFO has no reader yet.
+ */
+export async function openStreamSink(path: string, fifo: boolean, signal: AbortSignal, onWait: () => void = () => undefined): Promise<Sink> {
+  let fh: FileHandle;
+  try {
+    fh = await openWriter(path, fifo, signal, onWait);
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    throw writeFailed(path, err);
+  }
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (!closed) await fh.close();
+    closed = true;
+  };
+  const device: Device = { what: path, put: (buf) => writeAll(fh, buf, null), flush: async () => undefined, finish: close, close };
+  return createSink(device, signal);
+}
+
 /** A sink writing to standard output (no atomicity, no resume), at the pace of its reader. */
-export function stdoutSink(out: OutStream): Sink {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  return {
-    get bytes() {
-      return bytes;
-    },
-    async write(chunk) {
-      const buf = toBytes(chunk);
-      hash.update(buf);
-      bytes += buf.length;
+export function stdoutSink(out: OutStream, signal: AbortSignal): Sink {
+  const device: Device = {
+    what: 'standard output',
+    async put(buf) {
       if (!out.write(buf)) await drained(out);
     },
     flush: async () => undefined,
-    commit: async () => hash.digest('hex'),
+    finish: async () => undefined,
     close: async () => undefined,
   };
+  return createSink(device, signal);
 }
 
 /** Removes a partial file (a fresh export replaces a stale one). */

@@ -7,7 +7,8 @@
 import type { OutStream } from '../cli/deps.js';
 import { ExitCode, SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
-import { openFileSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
+import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
+import { openFileSink, openStreamSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
 import { checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
 import { buildManifest, writeManifest } from './manifest.js';
@@ -18,6 +19,7 @@ import { idSelection, pagesOf, type Digest, type FetchRows, type PageQuery } fro
 import type { ExportRequest, IdRange } from './plan.js';
 import type { Progress } from './progress.js';
 import { shardRange } from './ranges.js';
+import type { OutputTarget } from './target.js';
 
 /** Pages a chunk may fetch ahead of the writer. */
 const DEPTH = 2;
@@ -38,8 +40,10 @@ export interface ExportJob {
   readonly command: string;
   readonly pageSize: number;
   readonly concurrency: number;
-  /** The file to write; absent: standard output. */
-  readonly target?: string;
+  /** Where to write (see resolveOutput); absent: standard output. */
+  readonly target?: OutputTarget;
+  /** This machine's processes, to tell a running export's lock from a dead one's. */
+  readonly processes?: LockProcesses;
   readonly resume: boolean;
   readonly manifest: boolean;
   readonly fetch: FetchRows;
@@ -103,28 +107,52 @@ async function freshState(job: ExportJob): Promise<Checkpoint> {
   };
 }
 
+/** `FILE.svc-lock`: held by the export writing FILE, so a second one (an overlapping cron run) refuses at once. */
+export function lockPath(target: string): string {
+  return `${target}.svc-lock`;
+}
+
+/** Locks a file target for the run (nothing to lock for stdout, a device or a FIFO); throws a LockedError (exit 1) when another export holds it. */
+export function lockTarget(target: OutputTarget | undefined, command: string, processes: LockProcesses | undefined, now: () => number): HeldLock | undefined {
+  if (target?.kind !== 'file') return undefined;
+  const refusal = (holder: string): string => `another export to ${target.given} is running (${holder}); wait for it to end, or stop it and run this command again with --resume`;
+  return acquireLock(lockPath(target.path), command, processes, now, refusal);
+}
+
 /** The state to continue from and the sink to write to. */
-async function begin(job: ExportJob): Promise<{ state: Checkpoint; sink: Sink; resumed: boolean }> {
+async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ state: Checkpoint; sink: Sink; resumed: boolean }> {
   const target = job.target;
-  if (!target) return { state: await freshState(job), sink: stdoutSink(job.stdout), resumed: false };
-  const previous = job.resume ? readCheckpoint(target) : undefined;
-  if (previous) {
-    checkSameRequest(previous, job.key, job.command, target);
-    return { state: previous, sink: await openFileSink(target, previous.bytes), resumed: true };
+  if (!target || target.kind === 'stdout') return { state: await freshState(job), sink: stdoutSink(job.stdout, job.signal), resumed: false };
+  if (target.kind === 'stream') {
+    const onWait = (): void => job.warn(`waiting for a reader of ${target.given} (${target.what})`);
+    return { state: await freshState(job), sink: await openStreamSink(target.path, target.fifo, job.signal, onWait), resumed: false };
   }
-  removeCheckpoint(target);
-  await removePartial(target);
+  const file = target.path;
+  const beforeRename = (): void => checkLock(lock, file);
+  const previous = job.resume ? readCheckpoint(file) : undefined;
+  if (previous) {
+    checkSameRequest(previous, job.key, job.command, file);
+    return { state: previous, sink: await openFileSink(file, { resumeAt: previous.bytes, signal: job.signal, beforeRename }), resumed: true };
+  }
+  removeCheckpoint(file);
+  await removePartial(file);
   const state = await freshState(job);
-  const sink = await openFileSink(target);
-  saveCheckpoint(target, state);
+  const sink = await openFileSink(file, { signal: job.signal, beforeRename });
+  saveCheckpoint(file, state);
   return { state, sink, resumed: false };
 }
 
+/** Stops the run when its lock file was removed or replaced: another export may be writing the same partial file. */
+function checkLock(lock: HeldLock | undefined, file: string): void {
+  if (lock && !lock.isHeld()) throw new SvcError(`the lock ${lock.path} was removed or taken over while this export ran; ${file} is untouched; run the export again`);
+}
+
 /** The error to report: the cause, and how to continue when a checkpoint is kept. */
-function explain(err: unknown, state: Checkpoint, target: string | undefined): SvcError {
+function explain(err: unknown, state: Checkpoint, target: OutputTarget | undefined): SvcError {
   const base = err instanceof SvcError ? err : new SvcError(`export failed: ${err instanceof Error ? err.message : String(err)}`);
-  if (!target || base.exitCode === ExitCode.usage) return base;
-  const hint = `${state.rows.toLocaleString('en-US')} rows kept in ${target}.svc-partial; ${target} is untouched; run the same command with --resume to continue (checkpoint ${checkpointPath(target)})`;
+  if (target?.kind !== 'file' || base.exitCode === ExitCode.usage) return base;
+  const file = target.path;
+  const hint = `${state.rows.toLocaleString('en-US')} rows kept in ${file}.svc-partial; ${file} is untouched; run the same command with --resume to continue (checkpoint ${checkpointPath(file)})`;
   return new SvcError(`${base.message}; ${hint}`, base.exitCode);
 }
 
@@ -185,9 +213,23 @@ function pagesLeft(job: ExportJob, state: Checkpoint, query: PageQuery, density:
   return inOrder(next, { running: job.concurrency, window: WINDOW * job.concurrency, depth: DEPTH, signal: job.signal });
 }
 
-/** Runs an export to its end; throws an SvcError (exit 1, or 130 when interrupted) otherwise. */
+/**
+ * Runs an export to its end; throws an SvcError (exit 1, or 130 when
+ * interrupted) otherwise. A file target is locked for the whole run: a second
+ * export to it refuses at once (exit 1, naming the holder's pid and the lock).
+ */
 export async function runExport(job: ExportJob): Promise<ExportResult> {
-  const { state, sink, resumed } = await begin(job);
+  const lock = lockTarget(job.target, job.command, job.processes, job.now);
+  try {
+    return await exportAll(job, lock);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<ExportResult> {
+  const { state, sink, resumed } = await begin(job, lock);
+  const file = job.target?.kind === 'file' ? job.target.path : undefined;
   const req = state.request;
   const sel = idSelection(req.fields);
   const query: PageQuery = { filterMember: req.filterMember, ...(req.filter ? { filter: req.filter } : {}), ...(req.search ? { search: req.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
@@ -203,23 +245,22 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
       state.rows += page.rows;
       state.bytes = sink.bytes;
       state.range.last = page.last;
-      if (job.target && job.now() - savedAt >= CHECKPOINT_EVERY_MS) {
+      if (file && job.now() - savedAt >= CHECKPOINT_EVERY_MS) {
+        checkLock(lock, file);
         await sink.flush();
-        saveCheckpoint(job.target, state);
+        saveCheckpoint(file, state);
         savedAt = job.now();
       }
       job.progress?.update(state.rows);
-      job.signal.throwIfAborted();
     }
-    job.signal.throwIfAborted();
     await sink.write(encoder.tail(state.rows));
     const sha256 = await sink.commit();
     job.progress?.clear();
-    if (job.target) finish(job.target, job, state, { sha256, bytes: sink.bytes });
+    if (file && job.target) finish(file, job.target.given, job, state, { sha256, bytes: sink.bytes });
     return { rows: state.rows, bytes: sink.bytes, sha256, resumed };
   } catch (err) {
     job.progress?.clear();
-    if (job.target) await keepCheckpoint(job.target, sink, state);
+    if (file && lock?.isHeld()) await keepCheckpoint(file, sink, state);
     await sink.close();
     throw explain(err, state, job.target);
   }
@@ -235,10 +276,10 @@ async function keepCheckpoint(target: string, sink: Sink, state: Checkpoint): Pr
   }
 }
 
-/** After the file is in place: the checkpoint goes, the manifest (when asked) comes. */
-function finish(target: string, job: ExportJob, state: Checkpoint, done: { sha256: string; bytes: number }): void {
-  removeCheckpoint(target);
+/** After the file is in place: the checkpoint goes, the manifest (when asked) comes, beside the name the user gave. */
+function finish(file: string, given: string, job: ExportJob, state: Checkpoint, done: { sha256: string; bytes: number }): void {
+  removeCheckpoint(file);
   if (!job.manifest) return;
   const endedAt = new Date(job.now()).toISOString();
-  writeManifest(target, buildManifest(target, state.request, { rows: state.rows, bytes: done.bytes, sha256: done.sha256, startedAt: state.startedAt, endedAt }));
+  writeManifest(given, buildManifest(given, state.request, { rows: state.rows, bytes: done.bytes, sha256: done.sha256, startedAt: state.startedAt, endedAt }));
 }

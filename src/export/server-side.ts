@@ -6,13 +6,20 @@
  */
 import type { OutStream } from '../cli/deps.js';
 import { SvcError } from '../errors.js';
-import { openFileSink, removePartial, stdoutSink } from './atomic-file.js';
+import type { LockProcesses } from '../util/file-lock.js';
+import { openFileSink, openStreamSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
 import { buildManifest, writeManifest } from './manifest.js';
 import type { ExportRequest } from './plan.js';
+import { lockTarget } from './run-export.js';
+import type { OutputTarget } from './target.js';
 
 export interface ServerSideJob {
   readonly request: ExportRequest;
-  readonly target?: string;
+  /** Where to write (see resolveOutput); absent: standard output. */
+  readonly target?: OutputTarget;
+  /** The command line, named in the lock for others to read. */
+  readonly command: string;
+  readonly processes?: LockProcesses;
   readonly manifest: boolean;
   /** Sends the body and answers with the response body as a stream. */
   readonly open: (body: Record<string, unknown>) => Promise<AsyncIterable<Buffer | string>>;
@@ -54,16 +61,33 @@ export function serverSideBody(req: ExportRequest): Record<string, unknown> {
   return body;
 }
 
+function openSink(job: ServerSideJob): Promise<Sink> {
+  const { target, signal } = job;
+  if (!target || target.kind === 'stdout') return Promise.resolve(stdoutSink(job.stdout, signal));
+  if (target.kind === 'file') return openFileSink(target.path, { signal });
+  return openStreamSink(target.path, target.fifo, signal);
+}
+
 /** Streams the service's CSV export to the target (atomically) or stdout; answers rows (header excluded) and sha256. */
 export async function runServerSide(job: ServerSideJob): Promise<{ rows: number; bytes: number; sha256: string }> {
+  const lock = lockTarget(job.target, job.command, job.processes, job.now);
+  try {
+    return await streamAll(job);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function streamAll(job: ServerSideJob): Promise<{ rows: number; bytes: number; sha256: string }> {
   const startedAt = new Date(job.now()).toISOString();
-  const sink = job.target ? await openFileSink(job.target) : stdoutSink(job.stdout);
+  const file = job.target?.kind === 'file' ? job.target.path : undefined;
+  if (file) await removePartial(file);
+  const sink = await openSink(job);
   const counter = createRecordCounter();
   const decoder = new TextDecoder('utf-8');
   try {
     const stream = await job.open(serverSideBody(job.request));
     for await (const chunk of stream) {
-      job.signal.throwIfAborted();
       const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
       counter.feed(text);
       await sink.write(text);
@@ -71,18 +95,18 @@ export async function runServerSide(job: ServerSideJob): Promise<{ rows: number;
     const rest = decoder.decode();
     counter.feed(rest);
     await sink.write(rest);
-    job.signal.throwIfAborted();
     const sha256 = await sink.commit();
     const rows = Math.max(0, counter.records - 1);
-    if (job.target && job.manifest) {
+    if (job.target?.kind === 'file' && job.manifest) {
       const endedAt = new Date(job.now()).toISOString();
-      writeManifest(job.target, buildManifest(job.target, job.request, { rows, bytes: sink.bytes, sha256, startedAt, endedAt, serverSide: true }));
+      const given = job.target.given;
+      writeManifest(given, buildManifest(given, job.request, { rows, bytes: sink.bytes, sha256, startedAt, endedAt, serverSide: true }));
     }
     return { rows, bytes: sink.bytes, sha256 };
   } catch (err) {
     await sink.close();
-    if (job.target) await removePartial(job.target);
-    if (err instanceof SvcError || !job.target) throw err;
-    throw new SvcError(`server-side export failed: ${err instanceof Error ? err.message : String(err)}; ${job.target} is untouched`);
+    if (file) await removePartial(file);
+    if (err instanceof SvcError || !file) throw err;
+    throw new SvcError(`server-side export failed: ${err instanceof Error ? err.message : String(err)}; ${file} is untouched`);
   }
 }

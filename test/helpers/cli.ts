@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import type { CredentialStore } from '../../src/auth/store.js';
-import type { Deps, InStream } from '../../src/cli/deps.js';
+import type { Deps, InStream, ProcessControl } from '../../src/cli/deps.js';
+import { processControl } from '../../src/cli/main.js';
 import { run } from '../../src/cli/run.js';
 import { Capture } from './deps.js';
 import { useTestSandbox, type TestSandbox } from './sandbox.js';
@@ -41,6 +42,22 @@ export function testKeychain(): () => CredentialStore {
   return () => createKeychainStore({ service });
 }
 
+/**
+ * This process as svc sees it in a test: its pid and a real liveness probe
+ * (so an export's lock can tell a killed export from a running one), but no
+ * signal handlers on the test runner and no detached children.
+ */
+export function testProcesses(): ProcessControl {
+  const real = processControl();
+  return {
+    pid: real.pid,
+    execPath: real.execPath,
+    kill: (pid, signal) => (signal === 0 ? real.kill(pid, 0) : false),
+    onceSignal: () => undefined,
+    spawnDetached: () => Promise.reject(new Error('tests start no detached processes in-process')),
+  };
+}
+
 /** Runs svc in-process with scripted stdin, a persistent config dir and a test keychain. */
 export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
   const tty = opts.tty ?? false;
@@ -62,6 +79,7 @@ export async function cli(argv: string[], opts: CliOptions): Promise<CliRun> {
     env: { ...opts.env },
     now: () => Date.now(),
     configDir: opts.configDir,
+    processes: testProcesses(),
     ...(opts.keychain ? { keychain: opts.keychain } : {}),
   };
   const code = await run(argv, deps);

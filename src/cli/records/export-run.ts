@@ -9,6 +9,8 @@ import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { exportFormats, type ExportFormat, type ExportRequest } from '../../export/plan.js';
+import type { OutputTarget } from '../../export/target.js';
+import type { LockProcesses } from '../../util/file-lock.js';
 import type { Row } from '../../output/view.js';
 import { connect, type Connection } from '../connection.js';
 import { delimitedOptions } from '../context.js';
@@ -55,9 +57,9 @@ function formatOf(self: Command, flags: ExportFlags): ExportFormat {
   throw new UsageError('export needs a format: --format csv, ndjson or json');
 }
 
-/** Refuses combinations that cannot work, before anything is sent. */
-async function checkFlags(flags: ExportFlags, format: ExportFormat): Promise<void> {
-  const { parseShard } = await import('../../export/plan.js');
+/** Refuses combinations that cannot work, before anything is sent; answers where the export goes. */
+async function checkFlags(flags: ExportFlags, format: ExportFormat): Promise<OutputTarget | undefined> {
+  const [{ parseShard }, { resolveOutput }] = await Promise.all([import('../../export/plan.js'), import('../../export/target.js')]);
   if (flags.shard !== undefined && !parseShard(flags.shard)) throw new UsageError(`--shard takes K/N with 1 <= K <= N <= 1000, e.g. 2/4, not '${flags.shard}'`);
   if (flags.shard && format === 'json') throw new UsageError('--shard cannot write json (concatenated arrays are not one document); use --format ndjson or csv');
   if ((flags.resume || flags.manifest) && !flags.outputFile) throw new UsageError(`--${flags.resume ? 'resume' : 'manifest'} needs --output-file FILE`);
@@ -65,6 +67,11 @@ async function checkFlags(flags: ExportFlags, format: ExportFormat): Promise<voi
     if (format !== 'csv') throw new UsageError("--server-side writes the service's own csv; use --format csv");
     if (flags.shard || flags.concurrency || flags.resume) throw new UsageError('--server-side is one request: drop --shard, --concurrency and --resume');
   }
+  const target = flags.outputFile ? await resolveOutput(flags.outputFile) : undefined;
+  if (target && target.kind !== 'file' && (flags.resume || flags.manifest)) {
+    throw new UsageError(`--${flags.resume ? 'resume' : 'manifest'} needs a regular file; ${target.given} is ${target.what}, which svc writes straight through`);
+  }
+  return target;
 }
 
 /** The request and the fingerprint of the command line it came from. */
@@ -118,7 +125,7 @@ function interruptSignal(deps: Deps): AbortSignal {
 export async function runExportCommand(self: Command, deps: Deps, family: ResourceFamily, given: ExportFlags): Promise<void> {
   const flags = withGlobalOutput(self, given);
   const format = formatOf(self, flags);
-  await checkFlags(flags, format);
+  const target = await checkFlags(flags, format);
   const pageSize = flags.pageSize ? parseCount('--page-size', flags.pageSize, 1, 10000) : 1000;
   const concurrency = flags.concurrency ? parseCount('--concurrency', flags.concurrency, 1, 32) : 1;
   const { request, asked } = await buildRequest(self, deps, family, flags, format);
@@ -131,20 +138,32 @@ export async function runExportCommand(self: Command, deps: Deps, family: Resour
   const signal = interruptSignal(deps);
   const conn = await connect(self, deps, { token: true });
   try {
-    if (flags.serverSide) await serverSide(conn, deps, family, flags, request, signal);
-    else await clientSide(conn, deps, family, flags, { request, asked, format, pageSize, concurrency, signal });
+    const command = commandText(family, flags, format);
+    if (flags.serverSide) await serverSide(conn, deps, family, flags, { request, command, target, signal });
+    else await clientSide(conn, deps, family, flags, { request, asked, command, target, format, pageSize, concurrency, signal });
   } finally {
     await conn.client.close();
   }
 }
 
-interface ClientSideArgs {
+/** What the export engine needs to tell a running export's lock from a dead one's. */
+function lockProcesses(deps: Deps): LockProcesses | undefined {
+  const p = deps.processes;
+  return p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined;
+}
+
+interface ServerSideArgs {
   readonly request: ExportRequest;
+  readonly command: string;
+  readonly target: OutputTarget | undefined;
+  readonly signal: AbortSignal;
+}
+
+interface ClientSideArgs extends ServerSideArgs {
   readonly asked: Record<string, unknown>;
   readonly format: ExportFormat;
   readonly pageSize: number;
   readonly concurrency: number;
-  readonly signal: AbortSignal;
 }
 
 async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, flags: ExportFlags, a: ClientSideArgs): Promise<void> {
@@ -160,10 +179,11 @@ async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, 
   const result = await runExport({
     request: a.request,
     key: requestKey(a.asked),
-    command: commandText(family, flags, a.format),
+    command: a.command,
     pageSize: a.pageSize,
     concurrency: a.concurrency,
-    ...(flags.outputFile ? { target: flags.outputFile } : {}),
+    ...(a.target ? { target: a.target } : {}),
+    ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
     resume: flags.resume === true,
     manifest: flags.manifest === true,
     fetch: (body, each) => postEach(conn, family, body, each),
@@ -179,15 +199,17 @@ async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, 
   }
 }
 
-async function serverSide(conn: Connection, deps: Deps, family: ResourceFamily, flags: ExportFlags, request: ExportRequest, signal: AbortSignal): Promise<void> {
+async function serverSide(conn: Connection, deps: Deps, family: ResourceFamily, flags: ExportFlags, a: ServerSideArgs): Promise<void> {
   const { runServerSide } = await import('../../export/server-side.js');
   const result = await runServerSide({
-    request,
-    ...(flags.outputFile ? { target: flags.outputFile } : {}),
+    request: a.request,
+    command: a.command,
+    ...(a.target ? { target: a.target } : {}),
+    ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
     manifest: flags.manifest === true,
     open: async (body) => (await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true })).body,
     stdout: deps.stdout,
-    signal,
+    signal: a.signal,
     now: () => deps.now(),
   });
   if ((flags.progress || (!flags.quiet && deps.stderr.isTTY)) && flags.outputFile) {
