@@ -178,7 +178,7 @@ describe('svc <family> export: files', () => {
       rows: all.filter((a) => a.type === 2).length,
       sha256: sha256File(file),
       bytes: readFileSync(file).length,
-      fields: ['ID', 'lastname'],
+      fields: { ID: 'ID', lastname: 'lastname' },
       filter: { type: 2 },
       shard: null,
     });

@@ -78,8 +78,19 @@ describe('svc <family> query', () => {
   it('prints the request with --print-request and sends nothing', async () => {
     const r = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID', '--limit', '5', '--print-request']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ filters: JSON.parse(mine()), fields: ['ID'], limit: 5 });
+    expect(JSON.parse(r.stdout)).toEqual({ filters: JSON.parse(mine()), fields: { ID: 'ID' }, limit: 5 });
     expect(s.sandbox.hooks.requests).toEqual([]);
+  });
+
+  it("sends fields in the object form the vendor's api.json types (alias → path), with or without aliases", async () => {
+    const r = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,lastname,contact.city', '--limit', '2', '-o', 'json']);
+    expect(r.code).toBe(0);
+    expect((s.sandbox.hooks.requests[0]?.body as { fields?: unknown }).fields).toEqual({ ID: 'ID', lastname: 'lastname', 'contact.city': 'contact.city' });
+    expect(Object.keys((JSON.parse(r.stdout) as Record<string, unknown>[])[0] ?? {})).toEqual(['ID', 'lastname', 'contact.city']);
+    const all = await run(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '3', '--fields', 'lastname', '-o', 'ndjson']);
+    expect(all.code).toBe(0);
+    expect(all.stdout.trimEnd().split('\n').map((l) => Object.keys(JSON.parse(l) as object))).toContainEqual(['lastname']);
+    expect(all.stdout).not.toContain('"ID"');
   });
 
   it("sends filters under 'filter' when the profile says so, through every page of --all", async () => {

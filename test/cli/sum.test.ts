@@ -30,7 +30,7 @@ describe('svc <family> sum', () => {
     expect(JSON.parse(r.stdout)).toEqual({ field: 'amount', sum: 128.55, count: 125, nulls: 0 });
     const requests = sandbox().sandbox.hooks.requests;
     expect(requests).toHaveLength(3);
-    expect(requests[0]?.body).toMatchObject({ fields: ['ID', 'amount'], sort: ['+ID'], limit: 50 });
+    expect(requests[0]?.body).toMatchObject({ fields: { ID: 'ID', amount: 'amount' }, sort: ['+ID'], limit: 50 });
   });
 
   it('sums 120 × 1.1 to 132, skips and counts nulls', async () => {

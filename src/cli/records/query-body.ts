@@ -96,10 +96,8 @@ export function queryBody(input: QueryBodyInput): Record<string, unknown> {
     body.count = true;
     return body;
   }
-  if (input.fields?.length) {
-    const aliased = input.fields.some((f) => f.name !== f.path);
-    body.fields = aliased ? Object.fromEntries(input.fields.map((f) => [f.name, f.path])) : input.fields.map((f) => f.path);
-  }
+  // Always the object form (alias → path), as the vendor's api.json types it and its own client sends it.
+  if (input.fields?.length) body.fields = Object.fromEntries(input.fields.map((f) => [f.name, f.path]));
   if (input.sort?.length) body.sort = input.sort;
   if (input.limit !== undefined) body.limit = input.limit;
   if (input.offset) body.offset = input.offset;

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { UsageError } from '../../errors.js';
+import { withoutKey } from '../../export/encode.js';
+import { idSelection, type PageQuery } from '../../export/pager.js';
 import type { HttpResponse } from '../../http/client.js';
 import type { Row, View } from '../../output/view.js';
 import { connect, resolveTarget, type Connection, type ConnectionOptions } from '../connection.js';
@@ -124,26 +126,19 @@ function queryRequest(conn: Connection, family: ResourceFamily, body: Record<str
   return conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
 }
 
-/** Every record, page after page by ID; the ID is fetched even when --fields leaves it out. */
+/** Every record, page after page by ID; the ID is fetched even when --fields leaves it out (and then left out of the records). */
 export async function* allPages(conn: Connection, family: ResourceFamily, p: Plan, pageSize: number): AsyncGenerator<Row> {
-  const fields = p.body.fields;
-  const withId = Array.isArray(fields) && !fields.includes('ID') ? [...fields, 'ID'] : fields;
-  const aliasOfId = withId && !Array.isArray(withId) ? Object.entries(withId as Record<string, string>).find(([, v]) => v === 'ID')?.[0] : undefined;
-  const extraId = withId && !Array.isArray(withId) && !aliasOfId;
-  const idKey = aliasOfId ?? 'ID';
+  const sel = idSelection(p.body.fields as PageQuery['fields']);
   let last = 0;
   for (;;) {
     const after = { ID: { '>': last } };
     const filter = p.filter ? { 0: ['AND', p.filter, after] } : after;
     const body: Record<string, unknown> = { ...p.body, [p.filterMember]: filter, sort: ['+ID'], limit: pageSize };
-    if (withId) body.fields = extraId ? { ...(withId as Record<string, string>), ID: 'ID' } : withId;
+    if (sel.fields) body.fields = sel.fields;
     const page = await post<Row[]>(conn, family, body);
     for (const row of page) {
-      last = Number(row[idKey]);
-      if (Array.isArray(fields) && !fields.includes('ID')) {
-        const { ID: _id, ...rest } = row;
-        yield rest;
-      } else yield row;
+      last = Number(row[sel.idKey]);
+      yield sel.strip ? withoutKey(row, sel.idKey) : row;
     }
     if (page.length < pageSize) return;
   }
