@@ -82,7 +82,8 @@ export async function plainStoreOf(deps: Deps, target: Target): Promise<Credenti
 
 /** The HTTP client options from the global flags, for a target and (maybe) a token. */
 export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
-  const timeoutMs = opts.timeout ? parseDuration(opts.timeout, '--timeout', MAX_TIMER_MS) : 30_000;
+  // Whole milliseconds: undici refuses a fractional timeout (--timeout 1.5ms is 2 ms).
+  const timeoutMs = opts.timeout ? Math.ceil(parseDuration(opts.timeout, '--timeout', MAX_TIMER_MS)) : 30_000;
   const retries = opts.retries === undefined ? 3 : Number(opts.retries);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
   const verbose = opts.verbose === true || (deps.env.SVC_DEBUG ?? '').split(',').includes('http');

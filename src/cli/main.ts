@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ExitCode } from '../errors.js';
 import type { Deps, InStream, ProcessControl } from './deps.js';
 import { run } from './run.js';
 
@@ -124,6 +125,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     failed ??= err;
   });
   const code = await run(argv, processDeps());
+  // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
+  // nobody reads, a FIFO nobody opened) must not keep the process alive.
+  if (code === ExitCode.interrupted) process.exit(code);
   // A failed write is reported a tick later (even a synchronous one, to a file or device).
   await new Promise<void>((resolve) => setImmediate(resolve));
   // Output that did not all arrive (a full disk behind stdout) fails the command, in words.

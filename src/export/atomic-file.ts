@@ -12,8 +12,9 @@ import { constants, createReadStream } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OutStream } from '../cli/deps.js';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { drained } from '../output/drain.js';
+import { untilAborted } from '../util/abortable.js';
 import { writeFailed } from '../util/io-error.js';
 
 export interface Sink {
@@ -21,6 +22,8 @@ export interface Sink {
   write(chunk: string | Uint8Array): Promise<void>;
   /** Bytes written so far (including a resumed prefix). */
   readonly bytes: number;
+  /** The sha256 of the bytes written so far (including a resumed prefix). */
+  digestSoFar(): string;
   /** Puts what is written so far on disk (fsync), so a checkpoint saved after it holds after a power loss. */
   flush(): Promise<void>;
   /** Finishes: the file is in place. Returns the sha256 of everything written. */
@@ -57,11 +60,13 @@ function createSink(device: Device, signal: AbortSignal, bytesBefore = 0, hash: 
     get bytes() {
       return bytes;
     },
+    digestSoFar: () => hash.copy().digest('hex'),
     async write(chunk) {
       signal.throwIfAborted();
       const buf = toBytes(chunk);
-      hash.update(buf);
       await failing(() => device.put(buf, bytes));
+      // Counted once written, so `bytes` and the digest always describe the same prefix.
+      hash.update(buf);
       bytes += buf.length;
     },
     flush: () => failing(() => device.flush()),
@@ -93,8 +98,10 @@ async function writeAll(fh: FileHandle, buf: Uint8Array, at: number | null): Pro
 }
 
 export interface FileSinkOptions {
-  /** Continue the existing partial file, cut back to this many bytes. */
-  readonly resumeAt?: number;
+  /** Continue the existing partial file, cut back to `bytes`, whose sha256 must be `sha256`. */
+  readonly resume?: { readonly bytes: number; readonly sha256: string };
+  /** The file's permission bits (those of the file it replaces); default: as the umask makes a new file. */
+  readonly mode?: number;
   readonly signal: AbortSignal;
   /** Called just before the rename; throws to stop it (the export's lock is gone). */
   readonly beforeRename?: () => void;
@@ -107,24 +114,29 @@ export interface FileSinkOptions {
  */
 export async function openFileSink(target: string, opts: FileSinkOptions): Promise<Sink> {
   const path = partialPath(target);
-  const { resumeAt } = opts;
+  const resumeAt = opts.resume?.bytes;
   let fh: FileHandle;
   let hash: Hash | undefined;
   try {
-    if (resumeAt !== undefined) {
+    if (opts.resume) {
       const size = await stat(path).then((s) => s.size, () => -1);
-      if (size < resumeAt) {
+      if (size < opts.resume.bytes) {
         throw new UsageError(`the partial file ${path} is missing or shorter than its checkpoint says; run without --resume to start again`);
       }
-      hash = await hashPrefix(path, resumeAt);
+      hash = await hashPrefix(path, opts.resume.bytes);
+      if (hash.copy().digest('hex') !== opts.resume.sha256) {
+        throw new UsageError(`the partial file ${path} no longer holds what its checkpoint says (changed or damaged); run without --resume to start again`);
+      }
       fh = await open(path, 'r+');
-      await fh.truncate(resumeAt);
+      await fh.truncate(opts.resume.bytes);
     } else {
       fh = await open(path, 'w');
+      if (opts.mode !== undefined) await fh.chmod(opts.mode);
     }
   } catch (err) {
     throw writeFailed(path, err);
   }
+  const ino = (await fh.stat()).ino;
   let closed = false;
   const device: Device = {
     what: path,
@@ -137,6 +149,9 @@ export async function openFileSink(target: string, opts: FileSinkOptions): Promi
       await fh.close();
       closed = true;
       opts.beforeRename?.();
+      // Rename only the file this run wrote: not one someone put in its place meanwhile.
+      const now = await stat(path).catch(() => undefined);
+      if (now?.ino !== ino) throw new SvcError(`${path} was replaced or removed while this export ran; ${target} is untouched; run the export again`);
       await rename(path, target);
       await syncDir(dirname(target));
     },
@@ -183,7 +198,12 @@ async function earlyWriter(path: string): Promise<FileHandle | undefined> {
  * lets the pending open finish, so the run can stop.
  */
 async function openWriter(path: string, fifo: boolean, signal: AbortSignal, onWait: () => void): Promise<FileHandle> {
+  signal.throwIfAborted();
   const early = fifo ? await earlyWriter(path) : undefined;
+  if (signal.aborted) {
+    await early?.close();
+    signal.throwIfAborted();
+  }
   if (fifo && !early) onWait();
   const pending = open(path, constants.O_WRONLY | constants.O_APPEND);
   const unblock = (): void => {
@@ -219,11 +239,20 @@ export async function openStreamSink(path: string, fifo: boolean, signal: AbortS
     throw writeFailed(path, err);
   }
   let closed = false;
+  let writing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
-    if (!closed) await fh.close();
+    if (closed) return;
     closed = true;
+    // A write stuck on a reader that stopped reading cannot be cut short; closing would wait for it.
+    if (writing) void writing.finally(() => fh.close()).catch(() => undefined);
+    else await fh.close();
   };
-  const device: Device = { what: path, put: (buf) => writeAll(fh, buf, null), flush: async () => undefined, finish: close, close };
+  const put = async (buf: Uint8Array): Promise<void> => {
+    writing = writeAll(fh, buf, null);
+    await untilAborted(writing, signal);
+    writing = undefined;
+  };
+  const device: Device = { what: path, put, flush: async () => undefined, finish: close, close };
   return createSink(device, signal);
 }
 
@@ -232,7 +261,7 @@ export function stdoutSink(out: OutStream, signal: AbortSignal): Sink {
   const device: Device = {
     what: 'standard output',
     async put(buf) {
-      if (!out.write(buf)) await drained(out);
+      if (!out.write(buf)) await drained(out, 'standard output', signal);
     },
     flush: async () => undefined,
     finish: async () => undefined,

@@ -1,17 +1,23 @@
 /**
  * The checkpoint beside an export's target (`FILE.svc-checkpoint.json`): the
- * request, the ID range with the last ID written, and the rows and bytes
- * written so far. Pages are written in ID order, so everything up to `last`
- * is in the partial file. It is replaced atomically (at most once a second,
- * and when a run stops), after the partial file is flushed, so it never
- * claims more than is there; --resume cuts the partial file back to it.
+ * request, the ID range with the last ID written, the rows and bytes written
+ * so far, and the sha256 of those bytes. Pages are written in ID order, so
+ * everything up to `last` is in the partial file. It is replaced atomically
+ * (at most once a second, and when a run stops), after the partial file is
+ * flushed, so it never claims more than is there; --resume cuts the partial
+ * file back to it. It carries a checksum of itself: a damaged or hand-edited
+ * checkpoint is refused rather than trusted (a wrong `last` would duplicate
+ * or skip rows), and so is a partial file whose prefix no longer hashes to
+ * what the checkpoint says.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import type { ExportRequest, IdRange } from './plan.js';
+import { writeFailed } from '../util/io-error.js';
+import { canonicalJson, exportFormats, type ExportRequest, type IdRange } from './plan.js';
 
 /** The checkpoint format version; another version is refused. */
-const VERSION = 2;
+export const CHECKPOINT_VERSION = 3;
 
 /** Progress in the export's ID range. */
 export interface RangeState extends IdRange {
@@ -29,6 +35,8 @@ export interface Checkpoint {
   readonly range: RangeState;
   rows: number;
   bytes: number;
+  /** sha256 of the partial file's first `bytes` bytes. */
+  partialSha256: string;
   readonly startedAt: string;
 }
 
@@ -37,9 +45,39 @@ export function checkpointPath(target: string): string {
   return `${target}.svc-checkpoint.json`;
 }
 
-/** The checkpoint for a target, or undefined when there is none. */
+/** The checksum a saved checkpoint carries: sha256 of its canonical JSON without the checksum. */
+function checksum(ck: Checkpoint): string {
+  return createHash('sha256').update(canonicalJson(ck)).digest('hex');
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Whether a parsed checkpoint has every member, of the right kind, and agrees with itself. */
+function isWhole(ck: Partial<Checkpoint> & { check?: unknown }): ck is Checkpoint {
+  const r = ck.range;
+  const req = ck.request;
+  return (
+    typeof ck.key === 'string' &&
+    typeof ck.command === 'string' &&
+    typeof ck.startedAt === 'string' &&
+    isCount(ck.rows) &&
+    isCount(ck.bytes) &&
+    typeof ck.partialSha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(ck.partialSha256) &&
+    typeof r === 'object' && r !== null &&
+    isCount(r.after) && isCount(r.last) && r.last >= r.after &&
+    (r.upTo === null || (isCount(r.upTo) && r.upTo >= r.after)) &&
+    typeof req === 'object' && req !== null &&
+    typeof req.family === 'string' &&
+    exportFormats.includes(req.format) &&
+    Array.isArray(req.columns)
+  );
+}
+
+/** The checkpoint for a target, or undefined when there is none; a usage error (exit 2) when it cannot be trusted. */
 export function readCheckpoint(target: string): Checkpoint | undefined {
   const path = checkpointPath(target);
+  const damaged = new UsageError(`the checkpoint ${path} is damaged or was edited; remove it (and ${target}.svc-partial) to start the export again`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -47,16 +85,19 @@ export function readCheckpoint(target: string): Checkpoint | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  let ck: Checkpoint;
+  let parsed: Partial<Checkpoint> & { check?: unknown };
   try {
-    ck = JSON.parse(text) as Checkpoint;
+    parsed = JSON.parse(text) as Partial<Checkpoint> & { check?: unknown };
   } catch {
-    throw new UsageError(`the checkpoint ${path} is damaged; remove it (and ${target}.svc-partial) to start the export again`);
+    throw damaged;
   }
-  if (ck.version !== VERSION || typeof ck.range?.last !== 'number') {
-    throw new UsageError(`the checkpoint ${path} was written by another version of svc; remove it to start the export again`);
+  if (typeof parsed !== 'object' || parsed === null) throw damaged;
+  if (parsed.version !== CHECKPOINT_VERSION) {
+    throw new UsageError(`the checkpoint ${path} was written by another version of svc; remove it (and ${target}.svc-partial) to start the export again`);
   }
-  return ck;
+  const { check, ...rest } = parsed;
+  if (!isWhole(rest) || check !== checksum(rest)) throw damaged;
+  return rest;
 }
 
 /** Refuses a checkpoint made by a different command line. */
@@ -68,11 +109,16 @@ export function checkSameRequest(ck: Checkpoint, key: string, command: string, t
   );
 }
 
-/** Writes the checkpoint atomically (a temporary file, then a rename). */
+/** Writes the checkpoint atomically (a temporary file, then a rename), readable by its owner only. */
 export function saveCheckpoint(target: string, ck: Checkpoint): void {
   const path = checkpointPath(target);
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(ck)}\n`);
-  renameSync(`${path}.tmp`, path);
+  try {
+    writeFileSync(`${path}.tmp`, `${JSON.stringify({ ...ck, check: checksum(ck) })}\n`, { mode: 0o600 });
+    renameSync(`${path}.tmp`, path);
+  } catch (err) {
+    rmSync(`${path}.tmp`, { force: true });
+    throw writeFailed(path, err);
+  }
 }
 
 /** Removes the checkpoint (after the export is complete). */

@@ -121,11 +121,10 @@ export async function* pagesOf<T>(fetch: FetchRows, q: PageQuery, range: IdRange
  */
 export function idSelection(fields: PageQuery['fields']): { fields?: PageQuery['fields']; idKey: string; strip: boolean } {
   if (!fields) return { idKey: 'ID', strip: false };
-  if (Array.isArray(fields)) {
-    const list = fields as readonly string[];
-    return list.includes('ID') ? { fields: list, idKey: 'ID', strip: false } : { fields: [...list, 'ID'], idKey: 'ID', strip: true };
-  }
-  const map = fields as Readonly<Record<string, string>>;
+  // Sent in the object form (alias → path) the service's api.json types, whatever form it came in.
+  const map: Readonly<Record<string, string>> = Array.isArray(fields)
+    ? Object.fromEntries((fields as readonly string[]).map((path) => [path, path]))
+    : (fields as Readonly<Record<string, string>>);
   const alias = Object.entries(map).find(([, path]) => path === 'ID')?.[0];
   if (alias) return { fields: map, idKey: alias, strip: false };
   const key = 'ID' in map ? '__svc_id' : 'ID';

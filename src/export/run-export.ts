@@ -4,12 +4,13 @@
  * date, and on success puts the file in place and writes the manifest. On a
  * failure or an interrupt the target is untouched and the checkpoint stays.
  */
+import { stat } from 'node:fs/promises';
 import type { OutStream } from '../cli/deps.js';
 import { ExitCode, SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
 import { openFileSink, openStreamSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
-import { checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
+import { CHECKPOINT_VERSION, checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
 import { buildManifest, writeManifest } from './manifest.js';
 import { ByteBuilder } from './byte-builder.js';
@@ -31,7 +32,7 @@ const WINDOW = 2;
  * is still exact (--resume cuts the partial file back to the bytes it names),
  * and one is always saved when the run stops on an error or a signal.
  */
-const CHECKPOINT_EVERY_MS = 1000;
+export const CHECKPOINT_EVERY_MS = 1000;
 
 export interface ExportJob {
   readonly request: ExportRequest;
@@ -42,6 +43,8 @@ export interface ExportJob {
   readonly concurrency: number;
   /** Where to write (see resolveOutput); absent: standard output. */
   readonly target?: OutputTarget;
+  /** How often the checkpoint is saved while pages arrive (default CHECKPOINT_EVERY_MS). */
+  readonly checkpointEveryMs?: number;
   /** This machine's processes, to tell a running export's lock from a dead one's. */
   readonly processes?: LockProcesses;
   readonly resume: boolean;
@@ -71,6 +74,9 @@ function withIds(req: ExportRequest, ids?: Record<string, number>): Record<strin
   return { ...(filter ? { [req.filterMember]: filter } : {}), ...(req.search ? { query: req.search } : {}) };
 }
 
+/** The sha256 of nothing: a fresh partial file's. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
 /** The IDs above `range.last` within the range, as a filter condition. */
 function remaining(range: RangeState): Record<string, number> {
   return range.upTo === null ? { '>': range.last } : { '>': range.last, '<=': range.upTo };
@@ -78,7 +84,7 @@ function remaining(range: RangeState): Record<string, number> {
 
 /** The IDs of the first `limit` records matching the filter (within `ids` when given) in `sort` order, asked for IDs only. */
 async function idsOf(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', limit: number, ids?: Record<string, number>): Promise<number[]> {
-  return (await fetch({ ...withIds(req, ids), sort: [sort], limit, fields: ['ID'] })).map((row) => Number(row.ID));
+  return (await fetch({ ...withIds(req, ids), sort: [sort], limit, fields: { ID: 'ID' } })).map((row) => Number(row.ID));
 }
 
 /** The ID of the first record in `sort` order: +ID the lowest, -ID the highest. */
@@ -96,13 +102,14 @@ async function freshState(job: ExportJob): Promise<Checkpoint> {
   const shard = job.request.shard;
   const range: IdRange = shard ? shardRange(await idBounds(job.fetch, job.request), shard) : { after: 0, upTo: null };
   return {
-    version: 2,
+    version: CHECKPOINT_VERSION,
     key: job.key,
     command: job.command,
     request: job.request,
     range: { ...range, last: range.after },
     rows: 0,
     bytes: 0,
+    partialSha256: EMPTY_SHA256,
     startedAt: new Date(job.now()).toISOString(),
   };
 }
@@ -122,6 +129,7 @@ export function lockTarget(target: OutputTarget | undefined, command: string, pr
 /** The state to continue from and the sink to write to. */
 async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ state: Checkpoint; sink: Sink; resumed: boolean }> {
   const target = job.target;
+  job.signal.throwIfAborted();
   if (!target || target.kind === 'stdout') return { state: await freshState(job), sink: stdoutSink(job.stdout, job.signal), resumed: false };
   if (target.kind === 'stream') {
     const onWait = (): void => job.warn(`waiting for a reader of ${target.given} (${target.what})`);
@@ -132,12 +140,15 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
   const previous = job.resume ? readCheckpoint(file) : undefined;
   if (previous) {
     checkSameRequest(previous, job.key, job.command, file);
-    return { state: previous, sink: await openFileSink(file, { resumeAt: previous.bytes, signal: job.signal, beforeRename }), resumed: true };
+    const resume = { bytes: previous.bytes, sha256: previous.partialSha256 };
+    return { state: previous, sink: await openFileSink(file, { resume, signal: job.signal, beforeRename }), resumed: true };
   }
   removeCheckpoint(file);
   await removePartial(file);
   const state = await freshState(job);
-  const sink = await openFileSink(file, { signal: job.signal, beforeRename });
+  // The new file keeps the permissions of the one it replaces (a private export stays private).
+  const mode = await stat(file).then((st) => st.mode & 0o7777, () => undefined);
+  const sink = await openFileSink(file, { signal: job.signal, beforeRename, ...(mode === undefined ? {} : { mode }) });
   saveCheckpoint(file, state);
   return { state, sink, resumed: false };
 }
@@ -244,8 +255,9 @@ async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<Ex
       await sink.write(state.rows === 0 ? encoder.first(page.bytes) : page.bytes);
       state.rows += page.rows;
       state.bytes = sink.bytes;
+      state.partialSha256 = sink.digestSoFar();
       state.range.last = page.last;
-      if (file && job.now() - savedAt >= CHECKPOINT_EVERY_MS) {
+      if (file && job.now() - savedAt >= (job.checkpointEveryMs ?? CHECKPOINT_EVERY_MS)) {
         checkLock(lock, file);
         await sink.flush();
         saveCheckpoint(file, state);

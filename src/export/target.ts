@@ -10,6 +10,7 @@ import { lstat, readlink, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { ioReason } from '../util/io-error.js';
 
 export type OutputTarget =
   /** `path` is where the file lives (the end of any symbolic links); `given` is what the user typed. */
@@ -65,8 +66,26 @@ function streamKind(st: Stats): string | undefined {
   return undefined;
 }
 
+/** The names svc gives its own working files beside a target: never a target themselves. */
+const WORKING_FILE = /\.svc-(?:partial|checkpoint\.json|lock)(?:\.[0-9a-f]+\.(?:tmp|stale)|\.tmp)?$/;
+
 /** Looks at what `--output` names; a usage error (exit 2) when svc cannot write an export there. */
 export async function resolveOutput(given: string): Promise<OutputTarget> {
+  if (/[\\/]$/.test(given)) throw new UsageError(`--output ${given} ends in a slash, which names a directory; name a file`);
+  try {
+    const target = await lookAt(given);
+    const path = target.kind === 'stdout' ? '' : target.path;
+    if (WORKING_FILE.test(given) || WORKING_FILE.test(path)) {
+      throw new UsageError(`--output ${given} is a working file of another export (partial file, checkpoint or lock); name the export's own file`);
+    }
+    return target;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--output ${given}: ${ioReason(err)}; choose another file`);
+  }
+}
+
+async function lookAt(given: string): Promise<OutputTarget> {
   const { path, descriptor } = await followLinks(given);
   let st: Stats | undefined;
   try {

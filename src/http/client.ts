@@ -15,6 +15,7 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import dispatchRequest from 'undici/lib/api/api-request.js';
 import { SvcError, UsageError } from '../errors.js';
+import { untilAborted } from '../util/abortable.js';
 import { MAX_TIMER_MS } from '../util/duration.js';
 import { networkError, RedirectError, statusError } from './errors.js';
 import { readJsonArray } from './json-array.js';
@@ -67,6 +68,12 @@ export interface RequestSpec {
   readonly auth?: boolean;
   /** Statuses >= 400 to return instead of throwing (e.g. 404 for exists). */
   readonly accept?: readonly number[];
+  /**
+   * Stops the request, its retries and the reading of its body (Ctrl-C); the
+   * request then rejects with the signal's reason, at once, whatever the
+   * server does.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -128,14 +135,19 @@ function bodyOf(spec: RequestSpec): { body?: string; type?: string } {
   return {};
 }
 
-/** A redirect's Location as an absolute URL with secrets redacted, for the message. */
+/**
+ * A redirect's Location for the message: where it points (scheme, host,
+ * path), never what it carries (user info, query, fragment may hold secrets).
+ */
 function locationOf(header: string | string[] | undefined, base: string): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
   try {
-    return redactUrl(new URL(value, base).toString());
+    const u = new URL(value, base);
+    const rest = u.search || u.hash ? ' (its query and fragment not shown)' : '';
+    return `${u.protocol}//${u.host}${u.pathname.slice(0, 300)}${rest}`;
   } catch {
-    return JSON.stringify(value.slice(0, 200));
+    return 'an address that is not a valid URL';
   }
 }
 
@@ -186,26 +198,39 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       const text = spec.method === 'HEAD' ? '' : await res.body.text();
       throw statusError(res.statusCode, text, spec.method, shown);
     }
+    // A body cut off by the caller's signal fails with the signal's reason, not a parse error.
+    const reading = async <T,>(read: () => Promise<T>): Promise<T> => {
+      try {
+        return await read();
+      } catch (err) {
+        if (spec.signal?.aborted) throw spec.signal.reason;
+        throw err;
+      }
+    };
     return {
       status: res.statusCode,
       headers: res.headers,
       body: res.body,
-      text: () => res.body.text(),
-      json: <T,>() => readJsonArray(res.body) as Promise<T>,
-      jsonArray: async <T,>(each: (element: unknown) => T) => {
-        const value = await readJsonArray(res.body, each);
-        if (!Array.isArray(value)) throw new SvcError(`${spec.method} ${shown} answered ${typeof value === 'object' ? 'an object' : typeof value} where a JSON array was expected`);
-        return value as T[];
-      },
+      text: () => reading(() => res.body.text()),
+      json: <T,>() => reading(() => readJsonArray(res.body) as Promise<T>),
+      jsonArray: <T,>(each: (element: unknown) => T) =>
+        reading(async () => {
+          const value = await readJsonArray(res.body, each);
+          if (!Array.isArray(value)) throw new SvcError(`${spec.method} ${shown} answered ${typeof value === 'object' ? 'an object' : typeof value} where a JSON array was expected`);
+          return value as T[];
+        }),
     };
   }
 
   async function request(spec: RequestSpec): Promise<HttpResponse> {
+    spec.signal?.throwIfAborted();
     const url = urlOf(roots, spec);
     const shown = redactUrl(url);
     const retryable = isIdempotent(spec);
     const deadline = Date.now() + deadlineMs;
     const controller = new AbortController();
+    // The caller's signal stops the request and its body too; the deadline stops only the tries.
+    const signal = spec.signal ? AbortSignal.any([controller.signal, spec.signal]) : controller.signal;
     // The deadline covers the tries until an answer starts; a streaming body has its own idle timeout.
     // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
     const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(deadlineMs, MAX_TIMER_MS));
@@ -213,21 +238,22 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);
-        const outcome: Outcome = await attempt(spec, url, controller.signal).then(
+        const outcome: Outcome = await attempt(spec, url, signal).then(
           (res) => ({ res }),
           (err: unknown) => ({ err }),
         );
+        if (spec.signal?.aborted) throw spec.signal.reason;
         if (outcome.res) log?.(`← ${outcome.res.statusCode} ${spec.method} ${shown} ${Date.now() - t0} ms`);
-        const wait = controller.signal.aborted ? undefined : retryWait(outcome, n, retryable, deadline);
+        const wait = signal.aborted ? undefined : retryWait(outcome, n, retryable, deadline);
         if (wait !== undefined) {
           await outcome.res?.body.dump();
           const why = outcome.res ? String(outcome.res.statusCode) : ((outcome.err as { code?: string }).code ?? 'connection failed');
           log?.(`  ${why}; retrying in ${wait} ms (attempt ${n + 2} of ${policy.retries + 1})`);
-          await sleep(wait);
+          await untilAborted(sleep(wait), spec.signal);
           continue;
         }
         if (outcome.res) return await finish(spec, outcome.res, url, shown);
-        if (controller.signal.aborted) throw networkError({ code: 'UND_ERR_HEADERS_TIMEOUT' }, spec.method, shown);
+        if (signal.aborted) throw networkError({ code: 'UND_ERR_HEADERS_TIMEOUT' }, spec.method, shown);
         throw networkError(outcome.err, spec.method, shown);
       }
     } finally {

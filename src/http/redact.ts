@@ -3,16 +3,18 @@
  * secret query parameters.
  */
 
-const SECRET_PARAMS = /^(token|access_token|refresh_token|password|appsecret|client_secret|code|otp)$/i;
+const SECRET_PARAMS = /^(token|access_token|refresh_token|id_token|password|passwd|appsecret|secret|client_secret|code|otp|api_?key|key|sig|signature|auth|session)$/i;
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
 export const REDACTED = '[redacted]';
 
-/** A URL with secret query parameters replaced. */
+/** A URL with user info, secret query parameters and the fragment replaced. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, REDACTED);
+    if (u.username || u.password) (u.username = REDACTED), (u.password = '');
+    if (u.hash) u.hash = REDACTED;
     return u.toString();
   } catch {
     return url;

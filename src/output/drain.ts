@@ -1,4 +1,5 @@
 import type { OutStream } from '../cli/deps.js';
+import { untilAborted } from '../util/abortable.js';
 import { writeFailed } from '../util/io-error.js';
 
 /**
@@ -7,10 +8,15 @@ import { writeFailed } from '../util/io-error.js';
  * goes at the pace of whoever reads the pipe instead of piling up in memory
  * (pipes are asynchronous on macOS and Windows). Rejects, naming `what` and
  * the reason, when the stream failed or closed instead (a full disk behind
- * standard output): a write that can never drain must not wait forever. A
- * stream that cannot tell resolves at once.
+ * standard output): a write that can never drain must not wait forever; and
+ * rejects with `signal`'s reason when it aborts (Ctrl-C while nobody reads).
+ * A stream that cannot tell resolves at once.
  */
-export function drained(out: OutStream, what = 'standard output'): Promise<void> {
+export function drained(out: OutStream, what = 'standard output', signal?: AbortSignal): Promise<void> {
+  return untilAborted(drainedOnly(out, what), signal);
+}
+
+function drainedOnly(out: OutStream, what: string): Promise<void> {
   if (out.writableErrored) return Promise.reject(writeFailed(what, out.writableErrored));
   if (out.destroyed) return Promise.reject(writeFailed(what, new Error('the stream is closed')));
   const { once, removeListener } = out;

@@ -10,9 +10,13 @@
  * process: the message names the pid and the file, so a person can decide.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { SvcError } from '../errors.js';
+import { writeFailed } from './io-error.js';
+
+/** A lock file larger than this is not one svc wrote: its holder is unknown, and it is not read. */
+const MAX_LOCK_BYTES = 64 * 1024;
 
 /** What svc knows of processes on this machine (from Deps.processes). */
 export interface LockProcesses {
@@ -50,21 +54,32 @@ export class LockedError extends SvcError {
   }
 }
 
+/** The holder a lock file names, if it is a regular file svc could have written; never follows or reads anything else. */
 function readOwner(path: string): { owner: LockOwner | undefined; ino: number } | undefined {
+  let st;
   try {
-    const ino = lstatSync(path).ino;
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
-    const owner = typeof parsed.host === 'string' && typeof parsed.since === 'string' ? (parsed as LockOwner) : undefined;
-    return { owner, ino };
+    st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    // Unreadable or not JSON: a lock all the same, whose holder svc cannot name.
-    try {
-      return { owner: undefined, ino: lstatSync(path).ino };
-    } catch {
-      return undefined;
-    }
+    throw err;
   }
+  // A link, FIFO, directory or huge file is a lock all the same, whose holder svc cannot name.
+  if (!st.isFile() || st.size > MAX_LOCK_BYTES) return { owner: undefined, ino: st.ino };
+  try {
+    return { owner: asOwner(JSON.parse(readFileSync(path, 'utf8'))), ino: st.ino };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { owner: undefined, ino: st.ino };
+  }
+}
+
+/** The owner a parsed lock file names, or undefined when any member is missing or wrong. */
+function asOwner(v: unknown): LockOwner | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const pidOk = o.pid === null || (typeof o.pid === 'number' && Number.isSafeInteger(o.pid) && o.pid > 0);
+  if (!pidOk || typeof o.host !== 'string' || typeof o.since !== 'string' || typeof o.what !== 'string') return undefined;
+  return { pid: o.pid as number | null, host: o.host, since: o.since, what: o.what };
 }
 
 /** Whether the holder is known to be gone: same host and its pid runs no more. */
@@ -73,10 +88,16 @@ function isStale(owner: LockOwner | undefined, procs: LockProcesses | undefined)
   return owner.pid !== procs.pid && !procs.isAlive(owner.pid);
 }
 
+/** Text from a lock file as a message may show it: one short line. */
+function shown(text: string, max = 200): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+}
+
 function describeOwner(owner: LockOwner | undefined): string {
-  if (!owner) return 'another process (the lock file does not say which)';
-  const where = owner.host === hostname() ? '' : ` on ${owner.host}`;
-  return `pid ${owner.pid ?? 'unknown'}${where} ('${owner.what}', since ${owner.since})`;
+  if (!owner) return 'another process; the lock file does not say which: remove it if no export is running';
+  const where = owner.host === hostname() ? '' : ` on ${shown(owner.host, 100)}`;
+  return `pid ${owner.pid ?? 'unknown'}${where} ('${shown(owner.what)}', since ${shown(owner.since, 40)})`;
 }
 
 /**
@@ -87,14 +108,19 @@ function describeOwner(owner: LockOwner | undefined): string {
 export function acquireLock(path: string, what: string, procs: LockProcesses | undefined, now: () => number, refusal: (holder: string) => string): HeldLock {
   const owner: LockOwner = { pid: procs?.pid ?? null, host: hostname(), since: new Date(now()).toISOString(), what };
   const draft = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(draft, `${JSON.stringify(owner)}\n`, { mode: 0o644, flag: 'wx' });
+  try {
+    writeDurably(draft, `${JSON.stringify(owner)}\n`);
+  } catch (err) {
+    rmSync(draft, { force: true });
+    throw writeFailed(path, err);
+  }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(draft, path);
         return heldLock(path, lstatSync(path).ino);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailed(path, err);
       }
       const seen = readOwner(path);
       if (!seen) continue; // released meanwhile: try again
@@ -106,6 +132,17 @@ export function acquireLock(path: string, what: string, procs: LockProcesses | u
     throw new LockedError(`the lock ${path} keeps changing hands; try again`, undefined);
   } finally {
     rmSync(draft, { force: true });
+  }
+}
+
+/** Writes a new file and puts it on disk, so a lock never survives a power loss empty (the command line is private: 0600). */
+function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

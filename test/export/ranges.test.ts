@@ -77,9 +77,9 @@ describe('chunks of a range', () => {
 describe('page bodies', () => {
   it('asks above the last ID, within the range, sorted by ID, with the filter ANDed', () => {
     const sel = idSelection(['lastname']);
-    expect(sel).toEqual({ fields: ['lastname', 'ID'], idKey: 'ID', strip: true });
+    expect(sel).toEqual({ fields: { lastname: 'lastname', ID: 'ID' }, idKey: 'ID', strip: true });
     const body = pageBody({ filterMember: 'filters', filter: { type: 1 }, fields: sel.fields, idKey: 'ID' }, { after: 10, upTo: 90 }, 42, 500);
-    expect(body).toEqual({ filters: { 0: ['AND', { type: 1 }, { ID: { '>': 42, '<=': 90 } }] }, sort: ['+ID'], limit: 500, fields: ['lastname', 'ID'] });
+    expect(body).toEqual({ filters: { 0: ['AND', { type: 1 }, { ID: { '>': 42, '<=': 90 } }] }, sort: ['+ID'], limit: 500, fields: { lastname: 'lastname', ID: 'ID' } });
   });
 
   it('keeps an aliased ID and adds one to an alias map without it', () => {

@@ -10,6 +10,7 @@ import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { exportFormats, type ExportFormat, type ExportRequest } from '../../export/plan.js';
 import type { OutputTarget } from '../../export/target.js';
+import { parseDuration } from '../../util/duration.js';
 import type { LockProcesses } from '../../util/file-lock.js';
 import type { Row } from '../../output/view.js';
 import { connect, type Connection } from '../connection.js';
@@ -185,9 +186,10 @@ async function clientSide(conn: Connection, deps: Deps, family: ResourceFamily, 
     ...(a.target ? { target: a.target } : {}),
     ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
     resume: flags.resume === true,
+    ...(deps.env.SVC_CHECKPOINT_EVERY ? { checkpointEveryMs: parseDuration(deps.env.SVC_CHECKPOINT_EVERY, 'SVC_CHECKPOINT_EVERY') } : {}),
     manifest: flags.manifest === true,
-    fetch: (body, each) => postEach(conn, family, body, each),
-    count: async (body) => (await post<{ count: number }>(conn, family, body)).count,
+    fetch: (body, each) => postEach(conn, family, body, each, a.signal),
+    count: async (body) => (await post<{ count: number }>(conn, family, body, a.signal)).count,
     stdout: deps.stdout,
     ...(progress ? { progress } : {}),
     signal: a.signal,
@@ -207,7 +209,7 @@ async function serverSide(conn: Connection, deps: Deps, family: ResourceFamily, 
     ...(a.target ? { target: a.target } : {}),
     ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
     manifest: flags.manifest === true,
-    open: async (body) => (await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true })).body,
+    open: async (body) => (await conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true, signal: a.signal })).body,
     stdout: deps.stdout,
     signal: a.signal,
     now: () => deps.now(),

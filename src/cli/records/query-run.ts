@@ -112,18 +112,18 @@ async function plan(self: Command, family: ResourceFamily, flags: QueryFlags, de
 }
 
 /** Sends one query body to the family and parses the JSON answer. */
-export async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<T> {
-  return (await queryRequest(conn, family, body)).json<T>();
+export async function post<T>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+  return (await queryRequest(conn, family, body, signal)).json<T>();
 }
 
-/** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray). */
-export async function postEach<T = Row>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T): Promise<T[]> {
-  return (await queryRequest(conn, family, body)).jsonArray((element) => (each ? each(element as Row) : (element as T)));
+/** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray); `signal` stops it (Ctrl-C). */
+export async function postEach<T = Row>(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T, signal?: AbortSignal): Promise<T[]> {
+  return (await queryRequest(conn, family, body, signal)).jsonArray((element) => (each ? each(element as Row) : (element as T)));
 }
 
 /** The query operation: a POST on the family's collection, safe to repeat. */
-function queryRequest(conn: Connection, family: ResourceFamily, body: Record<string, unknown>): Promise<HttpResponse> {
-  return conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true });
+function queryRequest(conn: Connection, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<HttpResponse> {
+  return conn.client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true, ...(signal ? { signal } : {}) });
 }
 
 /** Every record, page after page by ID; the ID is fetched even when --fields leaves it out (and then left out of the records). */
