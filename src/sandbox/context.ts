@@ -41,6 +41,8 @@ export interface SandboxContext {
   readonly instance: string;
   /** Milliseconds since the epoch (injectable for tests). */
   now(): number;
+  /** Pattern matching one query may spend, in ms; LIMITS.patternBudgetMs unless a test sets less. */
+  readonly patternBudgetMs?: number;
 }
 
 /** Seconds since the epoch from a context's clock. */

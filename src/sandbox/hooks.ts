@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { createRandom } from '../util/random.js';
 
 /**
@@ -41,10 +42,35 @@ export function randomFault(random: () => number): Fault {
   return { delayMs: 100 + Math.floor(random() * 400) };
 }
 
+/**
+ * Waits out a `delayMs` fault: `ms`, or less when the client's socket closes
+ * first, so a long stall never outlives its client. Resolves true when the
+ * socket closed (nobody is left to answer), false when the delay ran out.
+ */
+export function waitDelay(socket: Socket, ms: number): Promise<boolean> {
+  if (socket.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (closed: boolean): void => {
+      clearTimeout(timer);
+      socket.off('close', onClose);
+      resolve(closed);
+    };
+    const onClose = (): void => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    socket.once('close', onClose);
+  });
+}
+
 export class SandboxHooks {
   /** Requests received, oldest first, when `record` is on. */
   readonly requests: RequestRecord[] = [];
   record = false;
+  /**
+   * Called first for every request, before its fault is chosen, so a callback
+   * may call `failNext` to fault that very request (e.g. stall it while the
+   * test stops its client). Cleared by `reset`.
+   */
+  onArrival?: (method: string, url: string) => void;
   private readonly rules: FaultRule[] = [];
   /** Share of data and auth requests that fail at random (0 = none). */
   faultRate = 0;
@@ -83,9 +109,10 @@ export class SandboxHooks {
     return rule.fault;
   }
 
-  /** Forgets recorded requests and pending faults. */
+  /** Forgets recorded requests, pending faults and the onArrival callback. */
   reset(): void {
     this.requests.length = 0;
     this.rules.length = 0;
+    this.onArrival = undefined;
   }
 }

@@ -20,6 +20,16 @@ export const LIMITS = {
   inList: 10_000,
   /** Characters of a `~` regular expression or `~~` LIKE pattern. */
   patternLength: 1_000,
+  /** `~` and `~~` conditions in one filter (each is a function call per row; join alternatives in one pattern). */
+  patternConditions: 64,
+  /** Milliseconds of pattern matching (`~`, `~~`, `query`) one query may spend; see pattern-budget.ts. */
+  patternBudgetMs: 2_000,
+  /**
+   * Characters of one stored text value (a string field, or an extension
+   * value's JSON text): one pattern call is linear in it, and this keeps a
+   * single call, which no budget can interrupt, to about a second.
+   */
+  textLength: 1_048_576,
   /** Characters of the `query` search string. */
   searchLength: 1_000,
   /** Words of the `query` search string (each is ANDed over every searchable field). */
@@ -48,9 +58,13 @@ export function excerpt(text: string, max = 60): string {
   return cut.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** A client's value as a message may quote it: its JSON text, cut like `excerpt`. */
+/**
+ * A client's value as a message may quote it: its JSON text, cut like
+ * `excerpt`; a number JSON cannot spell (1e400 parses to Infinity) as `Infinity`.
+ */
 export function excerptValue(value: unknown, max = 60): string {
   if (typeof value === 'string') return `"${excerpt(value, max)}"`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   let json: string | undefined;
   try {
     json = JSON.stringify(value);

@@ -157,19 +157,28 @@ export function familySql(instance: string, family: ResourceFamily): string[] {
 }
 
 /**
- * Tokens die with their application: deactivating (activity other than 0) or
- * removing it deletes every token issued for it, however the row changes, so
- * reactivating the application revives none. The last statement clears tokens
- * of applications deactivated before these triggers existed.
+ * Tokens die with their user and with their application: deactivating either
+ * (activity other than 0) or removing it deletes every token issued for it,
+ * however the row changes, so reactivating it revives none. The last two
+ * statements clear tokens of users and applications deactivated before these
+ * triggers existed.
  */
 function tokenLifecycleSql(instance: string): string[] {
-  const apps = table(instance, 'applications');
   const tokens = table(instance, '_tokens');
-  return [
-    `CREATE TRIGGER IF NOT EXISTS ${q(`${instance}/_tokens.deactivated`)} AFTER UPDATE OF activity ON ${apps} WHEN NEW.activity IS NOT 0 BEGIN DELETE FROM ${tokens} WHERE application = NEW."ID"; END`,
-    `CREATE TRIGGER IF NOT EXISTS ${q(`${instance}/_tokens.removed`)} AFTER DELETE ON ${apps} BEGIN DELETE FROM ${tokens} WHERE application = OLD."ID"; END`,
-    `DELETE FROM ${tokens} WHERE application IS NOT NULL AND application NOT IN (SELECT "ID" FROM ${apps} WHERE activity = 0)`,
-  ];
+  const out: string[] = [];
+  for (const [family, column] of [['applications', 'application'], ['users', 'user']] as const) {
+    const owner = table(instance, family);
+    const name = (event: string): string => q(`${instance}/_tokens.${family === 'users' ? 'user-' : ''}${event}`);
+    out.push(
+      `CREATE TRIGGER IF NOT EXISTS ${name('deactivated')} AFTER UPDATE OF activity ON ${owner} WHEN NEW.activity IS NOT 0 BEGIN DELETE FROM ${tokens} WHERE ${column} = NEW."ID"; END`,
+      `CREATE TRIGGER IF NOT EXISTS ${name('removed')} AFTER DELETE ON ${owner} BEGIN DELETE FROM ${tokens} WHERE ${column} = OLD."ID"; END`,
+    );
+  }
+  out.push(
+    `DELETE FROM ${tokens} WHERE application IS NOT NULL AND application NOT IN (SELECT "ID" FROM ${table(instance, 'applications')} WHERE activity = 0)`,
+    `DELETE FROM ${tokens} WHERE user NOT IN (SELECT "ID" FROM ${table(instance, 'users')} WHERE activity = 0)`,
+  );
+  return out;
 }
 
 /** Tables only the sandbox sees: extension data, tags, tokens, secrets, used one-time codes, file contents. */

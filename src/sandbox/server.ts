@@ -17,7 +17,7 @@ import type { RequestInfo, SandboxContext } from './context.js';
 import { handleData } from './data/routes.js';
 import { openDatabase, type Db } from './db.js';
 import { badRequest, HttpError } from './errors.js';
-import { SandboxHooks } from './hooks.js';
+import { SandboxHooks, waitDelay } from './hooks.js';
 import { readBody } from './http/body.js';
 import { json, send, text, type Reply } from './http/respond.js';
 import { excerpt } from './limits.js';
@@ -42,6 +42,8 @@ export interface SandboxOptions {
   readonly log?: (line: string) => void;
   /** Share of data and auth requests to fail at random (see hooks.randomFault); 0 by default. */
   readonly faultRate?: number;
+  /** Pattern matching one query may spend, in ms (LIMITS.patternBudgetMs by default; tests set less). */
+  readonly patternBudgetMs?: number;
 }
 
 export interface Sandbox {
@@ -124,7 +126,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const [instance, iface, version, ...rest] = segments;
     if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${excerpt(instance ?? '')}'`);
     if (version !== 'v1') throw new HttpError(404, 'Not Found');
-    const ctx: SandboxContext = { db, instance, now };
+    const ctx: SandboxContext = { db, instance, now, patternBudgetMs: opts.patternBudgetMs };
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
     const info: RequestInfo = { method: req.method ?? 'GET', segments: rest, query, headers: req.headers, body };
     if (hooks.record) hooks.requests.push({ method: info.method, url: req.url ?? '', headers: req.headers, body });
@@ -136,12 +138,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
+    hooks.onArrival?.(req.method ?? 'GET', req.url ?? '');
     const fault = hooks.takeFault(req.method ?? 'GET', req.url ?? '');
     if (fault && 'drop' in fault) {
       req.socket.destroy();
       return;
     }
-    if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault && 'delayMs' in fault && (await waitDelay(req.socket, fault.delayMs))) {
+      opts.log?.(`${req.method} ${req.url} closed by the client during an injected delay, after ${Date.now() - started}ms`);
+      return;
+    }
     let reply: Reply;
     try {
       reply = fault && 'status' in fault ? text(fault.body ?? 'Injected fault', fault.status, undefined, { ...fault.headers }) : await route(req);

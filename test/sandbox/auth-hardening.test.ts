@@ -1,7 +1,7 @@
 /**
  * Authorization that holds under attack: grants immune to a polluted
  * Object.prototype, one-time codes that work once, tokens that die with their
- * application, and applications readable by admin users only.
+ * application and with their user, and applications readable by admin users only.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
@@ -121,6 +121,43 @@ describe('tokens of an application', () => {
     t.sandbox.db.prepare(`INSERT INTO ${apps} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...Object.values(row));
     expect(await status(reporting.token)).toBe(401);
     expect(await status(first.token)).toBe(200); // another application's tokens live on
+  });
+});
+
+describe('tokens of a user', () => {
+  const users = table('demo', 'users');
+  const setActivity = (id: number, activity: number): void => {
+    t.sandbox.db.prepare(`UPDATE ${users} SET activity = ? WHERE "ID" = ?`).run(activity, id);
+  };
+  const status = async (token: string): Promise<number> => (await t.call('GET', 'api/v1/accounts/1', { token })).status;
+
+  it('die with the deactivation (or deletion mark) of the user: reactivating the user does not revive them', async () => {
+    for (const activity of [1, 2]) {
+      const { token } = await t.login('reader');
+      expect(await status(token)).toBe(200);
+      setActivity(t.user('reader').id, activity);
+      expect(await status(token)).toBe(401);
+      setActivity(t.user('reader').id, 0);
+      expect(await status(token), `activity ${activity}, then 0`).toBe(401);
+      expect((await t.call('HEAD', 'auth/v1/', { token })).status).toBe(401);
+      expect(await status((await t.login('reader')).token)).toBe(200);
+    }
+    expect(await status(t.token('demo'))).toBe(200); // another user's tokens live on
+  });
+
+  it('die when the user is removed, and stay dead if it comes back', async () => {
+    const { token } = await t.login('reader');
+    const id = t.user('reader').id;
+    const row = t.sandbox.db.prepare(`SELECT * FROM ${users} WHERE "ID" = ?`).get(id) as Record<string, unknown>;
+    const cols = Object.keys(row);
+    t.sandbox.db.pragma('foreign_keys = OFF'); // Records still refer to the user; only the row's removal matters here.
+    try {
+      t.sandbox.db.prepare(`DELETE FROM ${users} WHERE "ID" = ?`).run(id);
+      t.sandbox.db.prepare(`INSERT INTO ${users} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...Object.values(row));
+    } finally {
+      t.sandbox.db.pragma('foreign_keys = ON');
+    }
+    expect(await status(token)).toBe(401);
   });
 });
 

@@ -2,10 +2,13 @@
  * Generators of hostile requests for the sandbox fuzz suite (fast-check).
  * A request is a small description; the big bodies (10k-deep nesting, huge
  * arrays and strings, bad bytes) are named special bodies built only when
- * sent, so a failing case prints short and replays from its seed.
+ * sent, so a failing case prints short and replays from its seed. Composites
+ * here have at most 4 children; the wide ones (hundreds of heavy patterns)
+ * come from fuzz-wide.ts.
  */
 import fc from 'fast-check';
 import { families } from '../../src/catalogue/index.js';
+import { wideCompositeRequest, type WideSpec } from './fuzz-wide.js';
 
 /** Who sends a request: a seeded user's fuzz token, a token that is no token, or nobody. */
 export type FuzzUser = 'demo' | 'reader' | 'field' | 'staff' | 'garbage' | null;
@@ -14,7 +17,8 @@ export type FuzzBody =
   | { readonly kind: 'json'; readonly value: unknown; readonly type: string }
   | { readonly kind: 'form'; readonly value: unknown }
   | { readonly kind: 'raw'; readonly text: string; readonly type: string }
-  | { readonly kind: 'special'; readonly name: keyof typeof SPECIAL; readonly type: string };
+  | { readonly kind: 'special'; readonly name: keyof typeof SPECIAL; readonly type: string }
+  | { readonly kind: 'wide'; readonly spec: WideSpec; readonly form: boolean };
 
 export interface FuzzRequest {
   readonly method: string;
@@ -122,7 +126,7 @@ const HEADERS = fc.record(
   { requiredKeys: [] },
 );
 
-/** One hostile request to any route of the sandbox. */
+/** One hostile request to any route of the sandbox, now and then a wide composite of heavy patterns (fuzz-wide.ts). */
 export function fuzzRequest(): fc.Arbitrary<FuzzRequest> {
   const family = fc.oneof({ weight: 3, arbitrary: fc.constant('accounts') }, pick(families.map((f) => f.name)));
   const user = pick<FuzzUser>(['demo', 'reader', 'field', 'staff', 'staff', 'garbage', null]);
@@ -143,9 +147,11 @@ export function fuzzRequest(): fc.Arbitrary<FuzzRequest> {
     fc.record({ method: pick(['GET', 'POST']), path: fc.array(pick(SEGMENT), { maxLength: 3 }).map((s) => `/demo/api/v1/${s.join('/')}`) }),
     fc.record({ method: fc.constant('GET'), path: pick(['/_sandbox/health', '/_sandbox/health?x=%', '/nope/api/v1/accounts', '/demo/api/v2/accounts', '/demo/oauth2/v1']) }),
   );
-  return fc.record({ route: fc.oneof({ weight: 5, arbitrary: data }, { weight: 2, arbitrary: other }), user, headers: HEADERS }).map(({ route, user: u, headers }) => {
+  const mixed = fc.record({ route: fc.oneof({ weight: 5, arbitrary: data }, { weight: 2, arbitrary: other }), user, headers: HEADERS }).map(({ route, user: u, headers }) => {
     // Fuzzed writes as demo (an admin) could legitimately delete the probe's hidden account: staff writes instead.
     const writer = u === 'demo' && ['PUT', 'PATCH', 'DELETE'].includes(route.method) ? 'staff' : u;
     return { ...route, user: writer, headers };
   });
+  // About 14 wide composites a run (4,800 requests): rare, since each within the limits spends the pattern budget.
+  return fc.oneof({ weight: 350, arbitrary: mixed }, { weight: 1, arbitrary: wideCompositeRequest() });
 }

@@ -45,9 +45,56 @@ describe('sandbox test hooks', () => {
     expect(r.json()).toMatchObject({ instance: 'demo' });
   });
 
+  it('calls onArrival first for every request, so it may fault that very request', async () => {
+    const seen: string[] = [];
+    const hooks = sandbox().sandbox.hooks;
+    hooks.onArrival = (method, url) => {
+      seen.push(`${method} ${url}`);
+      if (url.endsWith('/config')) hooks.failNext({ path: url, fault: { status: 503, body: 'faulted on arrival' } });
+    };
+    expect(await sandbox().call('GET', 'api/v1/config')).toMatchObject({ status: 503, text: 'faulted on arrival' });
+    expect((await sandbox().call('GET', '/_sandbox/health', { token: null })).status).toBe(200);
+    expect(seen).toEqual(['GET /demo/api/v1/config', 'GET /_sandbox/health']);
+    hooks.reset();
+    expect(hooks.onArrival).toBeUndefined();
+    expect((await sandbox().call('GET', 'api/v1/config')).status).toBe(200);
+  });
+
   it('answers health without a token', async () => {
     const r = await sandbox().call('GET', '/_sandbox/health', { token: null });
     expect(r.json()).toEqual({ ok: true, instances: ['demo'] });
+  });
+});
+
+describe('a delay fault', () => {
+  it('ends when its client goes away, so a long stall does not outlive it', async () => {
+    const lines: string[] = [];
+    let logged: (line: string) => void = () => undefined;
+    const s = await startTestSandbox({ log: (line) => logged(line) });
+    try {
+      const client = new AbortController();
+      s.sandbox.hooks.onArrival = (_method, url) => {
+        if (!url.endsWith('/config')) return;
+        s.sandbox.hooks.onArrival = undefined;
+        s.sandbox.hooks.failNext({ path: url, fault: { delayMs: 60_000 } });
+        client.abort(); // As a test kills its client process while the request stalls.
+      };
+      const handled = new Promise<void>((resolve) => {
+        logged = (line) => {
+          lines.push(line);
+          if (line.includes('/config')) resolve();
+        };
+      });
+      const started = Date.now();
+      const sent = request(`${s.instanceUrl}/api/v1/config`, { headers: { authorization: `Bearer ${s.token()}` }, signal: client.signal });
+      await expect(sent).rejects.toThrow(/abort/i);
+      await handled; // The handler has finished: its 60 s timer is gone.
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(lines).toEqual([expect.stringMatching(/^GET \/demo\/api\/v1\/config closed by the client during an injected delay, after \d+ms$/)]);
+      expect((await s.call('GET', 'api/v1/config')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });
 

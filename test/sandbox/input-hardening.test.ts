@@ -6,6 +6,7 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/sandbox/limits.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createPermissionProbe, type PermissionProbe } from './permission-probe.js';
 
@@ -151,6 +152,26 @@ describe('requests over the limits get a 400 naming the limit', () => {
   });
 });
 
+describe('form bodies are decoded strictly', () => {
+  const form = (body: string, path = 'api/v1/accounts') => raw('POST', path, body, 'application/x-www-form-urlencoded');
+  const FIX = "; escape '%' as %25 and percent-encode UTF-8 bytes only";
+
+  it('a malformed %-escape in a key or value is a 400 naming it, not U+FFFD', async () => {
+    expect(await form('fields[%ff]=ID')).toEqual({ status: 400, text: `malformed percent-escape in the form key 'fields[%ff]'${FIX}` });
+    expect(await form('limit=%')).toEqual({ status: 400, text: `malformed percent-escape in the value of the form key 'limit' ('%')${FIX}` });
+    expect(await form('%zz=1')).toEqual({ status: 400, text: `malformed percent-escape in the form key '%zz'${FIX}` });
+    expect((await form('query=%c3%28')).text).toBe(`malformed percent-escape in the value of the form key 'query' ('%c3%28')${FIX}`); // not UTF-8
+    expect((await form('query=%ED%A0%80')).status).toBe(400); // an encoded lone surrogate
+    expect((await form(`name=${'%ff'.repeat(1000)}`, 'auth/v1/login')).text).toMatch(/^malformed percent-escape in the value of the form key 'name' \('(%ff){20}…'\)/);
+  });
+
+  it('well-formed escapes and + still decode as before', async () => {
+    const r = await form('fields[last+name]=lastname&fields[pct%25%20%C3%BC]=ID&limit=1&&');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys((JSON.parse(r.text) as Record<string, unknown>[])[0] ?? {})).toEqual(['last name', 'pct% ü']);
+  });
+});
+
 describe('integers beyond 2^53 − 1 are refused, not rounded', () => {
   it('in the path', async () => {
     const r = await s.call('GET', 'api/v1/accounts/9007199254740993');
@@ -165,5 +186,19 @@ describe('integers beyond 2^53 − 1 are refused, not rounded', () => {
     await expect400({ filter: { contact: { IN: ['1', '9007199254740993'] } } }, /filter on 'contact' of accounts: "9007199254740993" is beyond/);
     const put = await raw('PUT', 'api/v1/accounts', '{"lastname": "Big", "currency": "EUR", "contact": 9007199254740993}');
     expect(put).toMatchObject({ status: 400, text: expect.stringMatching(/field 'contact': 9007199254740992 is beyond/) });
+  });
+});
+
+describe('stored texts', () => {
+  it('refuses a text value over LIMITS.textLength (one pattern call over it could not be interrupted), in a field and in extdata', async () => {
+    const big = 'x'.repeat(LIMITS.textLength + 1);
+    const field = await s.call('PUT', 'api/v1/accounts', { json: { lastname: 'Big', currency: 'EUR', description: big } });
+    expect(field.status).toBe(400);
+    expect(field.text).toBe(`field 'description' holds 1,048,577 characters; the sandbox allows at most 1,048,576 (characters per stored text)`);
+    const ext = await s.call('PUT', 'api/v1/accounts', { json: { lastname: 'Big', currency: 'EUR', extdata: { note: big } } });
+    expect(ext.status).toBe(400);
+    expect(ext.text).toContain("extdata 'note' holds 1,048,579 characters; the sandbox allows at most 1,048,576");
+    const fits = await s.call('PUT', 'api/v1/accounts', { json: { lastname: 'Fits', currency: 'EUR', description: 'x'.repeat(LIMITS.textLength) } });
+    expect(fits.status, fits.text).toBe(201);
   });
 });

@@ -9,7 +9,8 @@
  *   staff                    cannot read an account owned by Administrators (404, and absent from queries)
  *   reader, staff            cannot use the admins' CSV export (403)
  *   health                   still answers 200
- *   Object/Array.prototype   have no key they did not have when the probe was made
+ *   Object/Array/Function.prototype   have exactly the own properties (keys, values, getters,
+ *                            setters, attributes) they had when the probe was made
  *
  * Positive controls keep it from passing on a broken server: demo (admin)
  * reads the hidden account, and reader queries accounts.
@@ -23,22 +24,39 @@ export interface PermissionProbe {
   run(): Promise<string[]>;
 }
 
-type Snapshot = ReadonlyMap<object, readonly string[]>;
+const PROTOTYPES: readonly (readonly [string, object])[] = [
+  ['Object', Object.prototype],
+  ['Array', Array.prototype],
+  ['Function', Function.prototype],
+];
 
-function prototypeKeys(): Snapshot {
-  return new Map<object, string[]>([
-    [Object.prototype, Reflect.ownKeys(Object.prototype).map(String)],
-    [Array.prototype, Reflect.ownKeys(Array.prototype).map(String)],
-    [Function.prototype, Reflect.ownKeys(Function.prototype).map(String)],
-  ]);
+/** Every own property of each prototype (string and symbol keys) with its descriptor, as it is now. */
+type Snapshot = ReadonlyMap<object, ReadonlyMap<string | symbol, PropertyDescriptor>>;
+
+function prototypeSnapshot(): Snapshot {
+  return new Map(PROTOTYPES.map(([, proto]) => [proto, new Map(Reflect.ownKeys(proto).map((k) => [k, Object.getOwnPropertyDescriptor(proto, k) ?? {}]))]));
 }
 
-function newPrototypeKeys(before: Snapshot): string[] {
+/** Whether two descriptors are the same property: identical value, getter and setter, and the same attributes. */
+function sameProperty(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
+  return (
+    Object.is(a.value, b.value) && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable
+  );
+}
+
+/** One line per property of a prototype gained, lost or changed (an overwritten built-in too) since `before`. */
+function prototypeChanges(before: Snapshot): string[] {
   const out: string[] = [];
-  for (const [proto, keys] of prototypeKeys()) {
-    const known = new Set(before.get(proto));
-    const name = proto === Object.prototype ? 'Object' : proto === Array.prototype ? 'Array' : 'Function';
-    for (const k of keys) if (!known.has(k)) out.push(`${name}.prototype gained the key '${k}'`);
+  const now = prototypeSnapshot();
+  for (const [name, proto] of PROTOTYPES) {
+    const was = before.get(proto) ?? new Map<string | symbol, PropertyDescriptor>();
+    const is = now.get(proto) ?? new Map<string | symbol, PropertyDescriptor>();
+    for (const [key, d] of is) {
+      const old = was.get(key);
+      if (!old) out.push(`${name}.prototype gained the key '${String(key)}'`);
+      else if (!sameProperty(old, d)) out.push(`${name}.prototype's '${String(key)}' was replaced or redefined`);
+    }
+    for (const key of was.keys()) if (!is.has(key)) out.push(`${name}.prototype lost the key '${String(key)}'`);
   }
   return out;
 }
@@ -53,10 +71,10 @@ async function adminGroup(s: TestSandbox): Promise<number> {
 
 /**
  * Makes a probe for a running test sandbox: creates (as demo) an account owned
- * by the Administrators group and records the prototypes' keys as they are now.
+ * by the Administrators group and records the prototypes' properties as they are now.
  */
 export async function createPermissionProbe(s: TestSandbox): Promise<PermissionProbe> {
-  const baseline = prototypeKeys();
+  const baseline = prototypeSnapshot();
   const group = await adminGroup(s);
   const created = await s.call('PUT', 'api/v1/accounts', {
     token: s.token('demo'),
@@ -73,7 +91,7 @@ export async function createPermissionProbe(s: TestSandbox): Promise<PermissionP
   return {
     hiddenAccount,
     async run() {
-      const failures = newPrototypeKeys(baseline);
+      const failures = prototypeChanges(baseline);
       if (({} as Record<string, unknown>).admin !== undefined) failures.push('a plain object inherits an admin key');
       const checks = await Promise.all([
         expectStatus('health answers', 200, 'GET', '/_sandbox/health', { token: null }),

@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, rejected, rows, type QueryFixture } from './query-fixture.js';
@@ -43,6 +44,19 @@ describe('query: 400 for a malformed request, naming the problem', () => {
     const r = await queryForm(s, 'accounts', 'filter[type]=abc');
     expect(r.status).toBe(400);
     expect(r.text).toContain("'type'");
+  });
+
+  it('names a number JSON overflows to Infinity (1e400) as not finite, not as null', async () => {
+    const raw = async (body: string, family = 'accounts') => {
+      const res = await request(`${s.instanceUrl}/api/v1/${family}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token()}` }, body });
+      return { status: res.statusCode, text: await res.body.text() };
+    };
+    const notFinite = (path: string, family: string, value: string): string =>
+      `filter on '${path}' of ${family}: ${value} is not a finite number (a JSON number beyond ±1.8e308, such as 1e400, overflows to it); send a finite value`;
+    expect(await raw('{"filter": {"ID": 1e400}}')).toEqual({ status: 400, text: notFinite('ID', 'accounts', 'Infinity') });
+    expect(await raw('{"filter": {"exchangerate": {"<": -1e400}}}', 'contracts')).toEqual({ status: 400, text: notFinite('exchangerate', 'contracts', '-Infinity') });
+    expect(await raw('{"filter": {"lastname": {"IN": ["x", 1e400]}}}')).toEqual({ status: 400, text: notFinite('lastname', 'accounts', 'Infinity') });
+    expect(await raw('{"offset": 1e400}')).toEqual({ status: 400, text: "parameter 'offset' must be an integer >= 0, not Infinity" });
   });
 
   it('rejects bad operators, patterns and composites', async () => {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceFamily, ResourceField } from '../../catalogue/index.js';
 import type { SandboxContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { excerptValue } from '../limits.js';
+import { excerpt, excerptValue, LIMITS, overLimit } from '../limits.js';
 import { table } from '../schema.js';
 import { insertRow } from './store.js';
 
@@ -70,7 +70,7 @@ export function toStored(ctx: SandboxContext, field: ResourceField, v: unknown):
       if (typeof v === 'string' && NUMBER.test(v.trim())) return Number(v.trim());
       throw badRequest(`field '${field.name}' must be a number, not ${JSON.stringify(v)}`);
     case 'string':
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string') return checkedText(`field '${field.name}'`, v);
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       throw badRequest(`field '${field.name}' must be a string`);
     case 'binfile':
@@ -110,9 +110,16 @@ function checkOffered(family: ResourceFamily, key: string): void {
   }
 }
 
+/** A stored text within LIMITS.textLength, else 400 naming the limit. */
+function checkedText(what: string, text: string): string {
+  if (text.length > LIMITS.textLength) throw overLimit(`${what} holds ${text.length.toLocaleString('en-US')} characters`, LIMITS.textLength, 'characters per stored text');
+  return text;
+}
+
 function setPseudo(pseudo: PseudoFields, key: string, v: unknown): void {
   if (key === 'extdata') {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest("'extdata' must be an object of extension field values");
+    for (const [name, value] of Object.entries(v)) checkedText(`extdata '${excerpt(name)}'`, JSON.stringify(value) ?? '');
     pseudo.extdata = v as Record<string, unknown>;
   } else if (key === 'tags') pseudo.tags = stringList(key, v);
   else if (key === '+tags') pseudo.addTags = stringList(key, v);

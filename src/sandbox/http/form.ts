@@ -7,6 +7,7 @@
  * `__proto__`, `constructor` and `prototype` are ordinary keys here (checked
  * later like any other name), never a way to reach or replace a prototype.
  */
+import { badRequest } from '../errors.js';
 import { excerpt, LIMITS, overLimit } from '../limits.js';
 
 type Node = Record<string, unknown> | unknown[];
@@ -62,10 +63,38 @@ function assign(root: Node, path: readonly string[], value: string): void {
   }
 }
 
-/** Parses a form body; 400 when a key nests deeper than the body limit. */
+/** One key or value of a form: `+` is a space, %-escapes are UTF-8 bytes; 400 naming it when they are malformed. */
+function decodeComponent(raw: string, what: () => string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    throw badRequest(`malformed percent-escape in ${what()}; escape '%' as %25 and percent-encode UTF-8 bytes only`);
+  }
+}
+
+/**
+ * The name-value pairs of a form body, in order. Unlike URLSearchParams, which
+ * reads a malformed escape (`%zz`, a lone `%`, `%ff`) as U+FFFD and goes on,
+ * a malformed escape is a 400 naming the key or value that holds it.
+ */
+export function formPairs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const piece of text.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    const rawKey = eq < 0 ? piece : piece.slice(0, eq);
+    const rawValue = eq < 0 ? '' : piece.slice(eq + 1);
+    const key = decodeComponent(rawKey, () => `the form key '${excerpt(rawKey)}'`);
+    const value = decodeComponent(rawValue, () => `the value of the form key '${excerpt(key)}' ('${excerpt(rawValue)}')`);
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/** Parses a form body; 400 for a malformed escape or a key nesting deeper than the body limit. */
 export function parseForm(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(text)) {
+  for (const [k, v] of formPairs(text)) {
     const path = keyPath(k);
     if (path.length > LIMITS.bodyDepth) {
       throw overLimit(`form key '${excerpt(k)}' nests deeper than ${LIMITS.bodyDepth} levels`, LIMITS.bodyDepth);

@@ -9,6 +9,7 @@
 import type { ResourceFamily, ResourceField } from '../../../catalogue/index.js';
 import { badRequest, type HttpError } from '../../errors.js';
 import { excerpt, excerptValue, LIMITS, overLimit } from '../../limits.js';
+import { checkPatternBudget } from '../../pattern-budget.js';
 import { compileRegex } from '../../regex.js';
 import type { FilterNode, OperatorInfo } from './filter-tree.js';
 import type { PathResolver, ResolvedPath } from './paths.js';
@@ -19,7 +20,6 @@ const INTEGER = /^\s*-?\d+\s*$/;
 // Unambiguous (one way to match any text), so a long run of digits cannot make it backtrack.
 const NUMBER = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 const INTEGER_TYPES = new Set(['int16', 'int32', 'int64', 'flag', 'binfile']);
-const ASCII = /^[\x20-\x7e]*$/;
 
 function describe(v: unknown): string {
   return excerptValue(v);
@@ -33,12 +33,18 @@ function notExact(family: ResourceFamily, path: string, v: unknown): HttpError {
 
 /**
  * A filter value converted to what the field's column stores; 400 naming the
- * field when it cannot be. An empty string on a non-text field is null, since
- * a form has no other way to send null.
+ * field when it cannot be (a non-finite number, such as JSON's 1e400, never
+ * can). An empty string on a non-text field is null, since a form has no
+ * other way to send null.
  */
 export function coerce(family: ResourceFamily, path: string, field: ResourceField | undefined, v: unknown): unknown {
   if (v === null) return null;
   if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' && !Number.isFinite(v)) {
+    throw badRequest(
+      `filter on '${path}' of ${family.name}: ${describe(v)} is not a finite number (a JSON number beyond ±1.8e308, such as 1e400, overflows to it); send a finite value`,
+    );
+  }
   if (typeof v === 'object' || v === undefined) throw badRequest(`filter on '${path}' of ${family.name}: ${describe(v)} is not a single value`);
   if (!field) return v; // Extension values have no declared type: compared as given.
   if (v === '' && field.type !== 'string') return null; // How a form spells null.
@@ -91,16 +97,14 @@ function patternSql(family: ResourceFamily, target: ResolvedPath, op: OperatorIn
     throw overLimit(`filter on '${target.path}' of ${family.name}: the pattern is ${pattern.length.toLocaleString('en-US')} characters long`, LIMITS.patternLength);
   }
   if (op.kind === 'regex') checkRegex(family, target, pattern, op.ignoreCase);
-  if (op.kind === 'like' && op.ignoreCase && ASCII.test(pattern) && !pattern.includes('\\')) {
-    const test = likeInsensitiveSql(target.sql, params.add(pattern), true);
-    return op.negated ? `NOT ${test}` : test;
-  }
+  // Always the JavaScript functions, never SQLite's own LIKE: only they check the pattern budget.
   const fn = op.kind === 'regex' ? 'svc_regexp' : 'svc_like';
   return `${fn}(${target.sql}, ${params.add(pattern)}, ${op.ignoreCase ? 1 : 0}) = ${op.negated ? 0 : 1}`;
 }
 
 /** 400 naming the pattern when it is not a regular expression, or one the linear-time engine cannot run. */
 function checkRegex(family: ResourceFamily, target: ResolvedPath, pattern: string, ignoreCase: boolean): void {
+  checkPatternBudget(); // Compiling a long Unicode pattern takes tens of ms: it counts toward the budget.
   const rx = compileRegex(pattern, ignoreCase);
   if (rx.ok) return;
   const where = `filter on '${target.path}' of ${family.name}`;
@@ -154,18 +158,6 @@ export function searchableFields(family: ResourceFamily): ResourceField[] {
   return family.fields.filter((f) => f.type === 'string' && f.text === 'single-line' && f.filterable);
 }
 
-/**
- * A case-insensitive LIKE test. SQLite's own LIKE folds ASCII letters only, so
- * for an ASCII pattern it decides every ASCII text exactly and fast; texts
- * holding other characters (where Unicode folding may matter) also get the
- * Unicode-aware svc_like. Non-ASCII patterns always use svc_like. NULL stays NULL.
- */
-function likeInsensitiveSql(expr: string, pattern: string, asciiTerm: boolean): string {
-  const unicode = `svc_like(${expr}, ${pattern}, 1) = 1`;
-  if (!asciiTerm) return unicode;
-  return `(${expr} LIKE ${pattern} ESCAPE '\\' OR (${expr} GLOB '*[^ -~]*' AND ${unicode}))`;
-}
-
 function likeLiteral(term: string): string {
   return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 }
@@ -173,17 +165,14 @@ function likeLiteral(term: string): string {
 /**
  * The condition for search terms: every term must occur (case-insensitive,
  * Unicode-aware substring) in at least one searchable field. A family without
- * searchable fields matches nothing.
+ * searchable fields matches nothing. One svc_search call per row tests every
+ * term against every field; never SQLite's own LIKE, which the pattern budget
+ * could not stop, and which over a long text costs as much (length × term).
  */
 export function compileSearch(family: ResourceFamily, resolver: PathResolver, terms: readonly string[], params: SqlParams): string | undefined {
   if (terms.length === 0) return undefined;
   const fields = searchableFields(family);
   if (fields.length === 0) return '0';
-  return terms
-    .map((term) => {
-      const p = params.add(likeLiteral(term));
-      const ascii = ASCII.test(term);
-      return `(${fields.map((f) => likeInsensitiveSql(resolver.resolve(f.name, 'filter').sql, p, ascii)).join(' OR ')})`;
-    })
-    .join(' AND ');
+  const patterns = params.add(JSON.stringify(terms.map(likeLiteral)));
+  return `svc_search(${patterns}, ${fields.map((f) => resolver.resolve(f.name, 'filter').sql).join(', ')}) = 1`;
 }

@@ -58,6 +58,8 @@ const JOINS = new Set(['AND', 'OR', 'NOT']);
 /** What parsing has counted so far, checked against the limits as it goes. */
 interface Budget {
   conditions: number;
+  /** `~` and `~~` conditions among them. */
+  patterns: number;
 }
 
 /** The items of a composite (array or numeric-keyed object whose first item names AND/OR/NOT), else undefined. */
@@ -100,6 +102,14 @@ function fieldConditions(path: string, value: unknown, budget: Budget): FilterNo
   if (budget.conditions > LIMITS.filterConditions) {
     throw overLimit(`filter has more than ${LIMITS.filterConditions.toLocaleString('en-US')} conditions`, LIMITS.filterConditions, 'use IN for a list of values');
   }
+  budget.patterns += nodes.filter((n) => n.kind === 'condition' && (n.op.kind === 'regex' || n.op.kind === 'like')).length;
+  if (budget.patterns > LIMITS.patternConditions) {
+    throw overLimit(
+      `filter has more than ${LIMITS.patternConditions} pattern conditions (~ and ~~ operators)`,
+      LIMITS.patternConditions,
+      'join alternatives into one regular expression with |, or narrow the filter with indexed fields',
+    );
+  }
   return nodes;
 }
 
@@ -124,11 +134,12 @@ function parseNode(v: unknown, depth: number, budget: Budget): FilterNode {
 
 /**
  * Parses a raw filter into a tree; undefined when it holds no condition. 400
- * for a malformed filter, one nesting composites deeper than LIMITS.filterDepth
- * or holding more than LIMITS.filterConditions conditions.
+ * for a malformed filter, one nesting composites deeper than LIMITS.filterDepth,
+ * holding more than LIMITS.filterConditions conditions or more than
+ * LIMITS.patternConditions `~` / `~~` conditions.
  */
 export function parseFilter(raw: unknown): FilterNode | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return undefined;
-  return parseNode(raw, 0, { conditions: 0 });
+  return parseNode(raw, 0, { conditions: 0, patterns: 0 });
 }

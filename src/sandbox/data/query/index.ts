@@ -3,11 +3,15 @@
  * selection with related and extension paths, sort, paging, count, distinct,
  * expand and the admins' CSV export. Parts: parse-request (body shape),
  * filter-tree and filter-sql (conditions), paths (joins), select (SQL and
- * values), csv (export), statements (prepared-statement cache).
+ * values), csv (export), statements (prepared-statement cache). A query's
+ * patterns get a time budget (pattern-budget.ts).
  */
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import type { SandboxContext, Session } from '../../context.js';
+import { badRequest } from '../../errors.js';
 import { json, text, type Reply } from '../../http/respond.js';
+import { LIMITS } from '../../limits.js';
+import { PatternBudgetError, withPatternBudget } from '../../pattern-budget.js';
 import { visibilitySql } from '../ownership.js';
 import { checkAdmin } from '../permissions.js';
 import { renderCsv } from './csv.js';
@@ -30,14 +34,25 @@ function whereClause(session: Session, family: ResourceFamily, resolver: PathRes
 }
 
 /**
- * Runs a query for a caller whose read permission is already checked. Answers
- * 200 with an array of records (or `{count}`), or CSV for an admin's export;
- * 400 naming the problem for a malformed request, 403 for a non-admin export
- * or a related path into a family the caller may not read.
+ * Runs `query` within the pattern budget (LIMITS.patternBudgetMs, or the
+ * context's): compiling the filter's patterns and running its statements
+ * share it. 400 naming the budget when they spend it.
  */
-export function runQuery(ctx: SandboxContext, session: Session, family: ResourceFamily, body: unknown): Reply {
-  const req = parseRequest(body);
-  if (req.export) checkAdmin(session, 'export');
+function withinPatternBudget<T>(ctx: SandboxContext, family: ResourceFamily, query: () => T): T {
+  const ms = ctx.patternBudgetMs ?? LIMITS.patternBudgetMs;
+  try {
+    return withPatternBudget(ms, query);
+  } catch (err) {
+    if (!(err instanceof PatternBudgetError)) throw err;
+    const time = `${ms / 1000} s`;
+    throw badRequest(
+      `the query's patterns (~ and ~~ conditions, query terms) took longer than ${time} over the ${family.name} records; ` +
+        `the sandbox allows at most ${time} of pattern matching per query (use fewer or simpler patterns, or narrow the filter with indexed fields)`,
+    );
+  }
+}
+
+function answer(ctx: SandboxContext, session: Session, family: ResourceFamily, req: QueryRequest): Reply {
   const params = new SqlParams();
   const resolver = createPathResolver(ctx, session, family, params);
   const where = whereClause(session, family, resolver, req, params);
@@ -52,4 +67,17 @@ export function runQuery(ctx: SandboxContext, session: Session, family: Resource
     return text(renderCsv(columns.map((c) => c.name), values), 200, 'text/csv; charset=utf-8', headers);
   }
   return json(values.map((v) => Object.fromEntries(columns.map((c, i) => [c.name, v[i]]))));
+}
+
+/**
+ * Runs a query for a caller whose read permission is already checked. Answers
+ * 200 with an array of records (or `{count}`), or CSV for an admin's export;
+ * 400 naming the problem for a malformed request or one whose patterns spend
+ * the pattern budget, 403 for a non-admin export or a related path into a
+ * family the caller may not read.
+ */
+export function runQuery(ctx: SandboxContext, session: Session, family: ResourceFamily, body: unknown): Reply {
+  const req = parseRequest(body);
+  if (req.export) checkAdmin(session, 'export');
+  return withinPatternBudget(ctx, family, () => answer(ctx, session, family, req));
 }
