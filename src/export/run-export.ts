@@ -8,10 +8,14 @@ import { stat } from 'node:fs/promises';
 import type { OutStream } from '../cli/deps.js';
 import { ExitCode, SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
-import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
-import { openFileSink, openStreamSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
-import { CHECKPOINT_VERSION, checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint, type RangeState } from './checkpoint.js';
+import type { HeldLock, LockProcesses } from '../util/file-lock.js';
+import { openFileSink, removePartial } from './atomic-file.js';
+import { stdoutSink, type Sink } from './sink.js';
+import { openStreamSink } from './stream-sink.js';
+import { CHECKPOINT_VERSION, checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
+import { checkLock, lockTarget } from './export-lock.js';
+import { firstId, idBounds, idsOf, remaining, withIds } from './ids.js';
 import { buildManifest, writeManifest } from './manifest.js';
 import { ByteBuilder } from './byte-builder.js';
 import { createChunker, type Density } from './chunks.js';
@@ -32,7 +36,7 @@ const WINDOW = 2;
  * is still exact (--resume cuts the partial file back to the bytes it names),
  * and one is always saved when the run stops on an error or a signal.
  */
-export const CHECKPOINT_EVERY_MS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 export interface ExportJob {
   readonly request: ExportRequest;
@@ -68,35 +72,8 @@ export interface ExportResult {
   readonly resumed: boolean;
 }
 
-/** The query body's filter part: the user's filter (and search) ANDed with an ID condition. */
-function withIds(req: ExportRequest, ids?: Record<string, number>): Record<string, unknown> {
-  const filter = ids ? (req.filter ? { 0: ['AND', req.filter, { ID: ids }] } : { ID: ids }) : req.filter;
-  return { ...(filter ? { [req.filterMember]: filter } : {}), ...(req.search ? { query: req.search } : {}) };
-}
-
 /** The sha256 of nothing: a fresh partial file's. */
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-
-/** The IDs above `range.last` within the range, as a filter condition. */
-function remaining(range: RangeState): Record<string, number> {
-  return range.upTo === null ? { '>': range.last } : { '>': range.last, '<=': range.upTo };
-}
-
-/** The IDs of the first `limit` records matching the filter (within `ids` when given) in `sort` order, asked for IDs only. */
-async function idsOf(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', limit: number, ids?: Record<string, number>): Promise<number[]> {
-  return (await fetch({ ...withIds(req, ids), sort: [sort], limit, fields: { ID: 'ID' } })).map((row) => Number(row.ID));
-}
-
-/** The ID of the first record in `sort` order: +ID the lowest, -ID the highest. */
-async function firstId(fetch: FetchRows, req: ExportRequest, sort: '+ID' | '-ID', ids?: Record<string, number>): Promise<number | undefined> {
-  return (await idsOf(fetch, req, sort, 1, ids))[0];
-}
-
-/** The lowest and highest ID matching the filter, or undefined when nothing matches. */
-async function idBounds(fetch: FetchRows, req: ExportRequest): Promise<{ min: number; max: number } | undefined> {
-  const [min, max] = await Promise.all([firstId(fetch, req, '+ID'), firstId(fetch, req, '-ID')]);
-  return min === undefined || max === undefined ? undefined : { min, max };
-}
 
 async function freshState(job: ExportJob): Promise<Checkpoint> {
   const shard = job.request.shard;
@@ -112,18 +89,6 @@ async function freshState(job: ExportJob): Promise<Checkpoint> {
     partialSha256: EMPTY_SHA256,
     startedAt: new Date(job.now()).toISOString(),
   };
-}
-
-/** `FILE.svc-lock`: held by the export writing FILE, so a second one (an overlapping cron run) refuses at once. */
-export function lockPath(target: string): string {
-  return `${target}.svc-lock`;
-}
-
-/** Locks a file target for the run (nothing to lock for stdout, a device or a FIFO); throws a LockedError (exit 1) when another export holds it. */
-export function lockTarget(target: OutputTarget | undefined, command: string, processes: LockProcesses | undefined, now: () => number): HeldLock | undefined {
-  if (target?.kind !== 'file') return undefined;
-  const refusal = (holder: string): string => `another export to ${target.given} is running (${holder}); wait for it to end, or stop it and run this command again with --resume`;
-  return acquireLock(lockPath(target.path), command, processes, now, refusal);
 }
 
 /** The state to continue from and the sink to write to. */
@@ -151,11 +116,6 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
   const sink = await openFileSink(file, { signal: job.signal, beforeRename, ...(mode === undefined ? {} : { mode }) });
   saveCheckpoint(file, state);
   return { state, sink, resumed: false };
-}
-
-/** Stops the run when its lock file was removed or replaced: another export may be writing the same partial file. */
-function checkLock(lock: HeldLock | undefined, file: string): void {
-  if (lock && !lock.isHeld()) throw new SvcError(`the lock ${lock.path} was removed or taken over while this export ran; ${file} is untouched; run the export again`);
 }
 
 /** The error to report: the cause, and how to continue when a checkpoint is kept. */

@@ -7,10 +7,12 @@
 import type { OutStream } from '../cli/deps.js';
 import { SvcError } from '../errors.js';
 import type { LockProcesses } from '../util/file-lock.js';
-import { openFileSink, openStreamSink, removePartial, stdoutSink, type Sink } from './atomic-file.js';
+import { openFileSink, removePartial } from './atomic-file.js';
+import { stdoutSink, type Sink } from './sink.js';
+import { openStreamSink } from './stream-sink.js';
 import { buildManifest, writeManifest } from './manifest.js';
 import type { ExportRequest } from './plan.js';
-import { lockTarget } from './run-export.js';
+import { lockTarget } from './export-lock.js';
 import type { OutputTarget } from './target.js';
 
 export interface ServerSideJob {
