@@ -5,7 +5,6 @@
  * The client: src/http with the global --timeout, --retries, --ca-file,
  * --verbose. Heavy modules (undici, conf, the keyring) load only here.
  */
-import type { Command } from 'commander';
 import type { ChainResult, ResolvedToken } from '../auth/chain.js';
 import type { CredentialStore } from '../auth/store.js';
 import type { Profile, ProfileStore } from '../config/profiles.js';
@@ -15,17 +14,10 @@ import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
+import type { GlobalOptions } from './globals.js';
 
 /** The global options that choose and reach an instance. */
-export interface ConnectionOptions {
-  profile?: string;
-  url?: string;
-  tokenFile?: string;
-  timeout?: string;
-  retries?: string;
-  caFile?: string;
-  verbose?: boolean;
-}
+export type ConnectionOptions = Pick<GlobalOptions, 'profile' | 'url' | 'tokenFile' | 'timeout' | 'retries' | 'caFile' | 'verbose'>;
 
 export interface Target {
   /** The profile, unless the instance came from --url / SVC_URL alone. */
@@ -104,11 +96,14 @@ export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Targe
  * Resolves target and token and builds the client. With `needToken`, a missing
  * token is exit 4 with the way to sign in.
  */
-export async function connect(cmd: Command, deps: Deps, needs: { token: boolean }): Promise<Connection> {
-  const opts = cmd.optsWithGlobals<ConnectionOptions>();
-  const { openProfiles } = await import('../config/profiles.js');
-  const profiles = await openProfiles(deps.configDir);
-  const target = resolveTarget(opts, deps, profiles);
+export async function connect(
+  opts: ConnectionOptions,
+  deps: Deps,
+  needs: { token: boolean },
+  resolved?: { readonly profiles: ProfileStore; readonly target: Target },
+): Promise<Connection> {
+  const profiles = resolved?.profiles ?? (await (await import('../config/profiles.js')).openProfiles(deps.configDir));
+  const target = resolved?.target ?? resolveTarget(opts, deps, profiles);
   const { resolveToken } = await import('../auth/chain.js');
   const chain: ChainResult = await resolveToken({
     env: deps.env,

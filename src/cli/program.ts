@@ -1,21 +1,21 @@
+/**
+ * The command tree: every command's data (src/commands/…) turned into
+ * commander commands, in one place, with help and examples rendered from that
+ * data. The 64 record families are bare groups until one is run (or help or
+ * completion needs it): their verbs are added by a preSubcommand hook, so
+ * commander alone parses the command line, combined short flags included.
+ */
 import { Command, Option } from 'commander';
-import { UsageError } from '../errors.js';
-import { outputFormats, resolveFormat } from '../output/format.js';
-import { didYouMean } from '../util/suggest.js';
+import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
+import { commands } from '../commands/index.js';
+import { allows, recordVerbs } from '../commands/records/verbs.js';
 import { version } from '../version.js';
-import { emit } from './context.js';
+import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './command.js';
+import { createContext } from './context.js';
+import { cliCommands } from './cli-commands.js';
+import { addLegacy, addLegacyTail, addLegacyVerbs } from './legacy-program.js';
 import type { Deps } from './deps.js';
-import { findFamily } from '../catalogue/index.js';
-import { describeView } from './commands/describe.js';
-import { runHelp } from './commands/help.js';
-import { resourcesView } from './commands/resources.js';
-import { addAuthCommands } from './commands/auth.js';
-import { addLoginCommands } from './commands/login.js';
-import { addProfileCommands } from './commands/profile.js';
-import { addSandboxCommands } from './commands/sandbox/register.js';
-import { addGeneralCommands } from './commands/general.js';
-import { addResourceCommands } from './resource-command.js';
-
+import { globalOptionSpecs, toGlobals } from './globals.js';
 
 /** Commander's Command, tagging its usage errors with the command path for the hint. */
 class SvcCommand extends Command {
@@ -40,111 +40,68 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-function addHandWritten(program: Command, deps: Deps): void {
-  program
-    .command('resources')
-    .description("list every record family: access, verbs, permissions, parent ('svc resources <verb>' works on the family named resources)")
-    .argument('[verb]', 'a verb of the family named resources')
-    .action(async (verb: string | undefined, _opts: unknown, self: Command) => {
-      if (verb !== undefined) {
-        const verbs = self.commands.map((c) => c.name());
-        throw new UsageError(`unknown command '${verb}' for 'svc resources'${didYouMean(verb, verbs)} (run 'svc resources --help')`);
-      }
-      await emit(self, deps, () => resourcesView());
-    });
-  program
-    .command('describe')
-    .description("explain a resource or a field, like 'kubectl explain'")
-    .argument('<path>', 'a resource (accounts), a field (accounts.type) or a path (accounts.contact.city)')
-    .addHelpText('after', '\nExamples:\n  svc describe accounts\n  svc describe accounts.type\n  svc describe accounts -o json\n')
-    .action(async (path: string, _opts: unknown, self: Command) => {
-      await emit(self, deps, () => describeView(path));
-    });
-  program
-    .command('completion')
-    .description('print a shell completion script: bash, zsh or fish')
-    .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', '\nExamples:\n  source <(svc completion bash)     # in ~/.bashrc\n  source <(svc completion zsh)      # in ~/.zshrc\n  svc completion fish | source      # in ~/.config/fish/config.fish\n')
-    .action(async (shell: string, _opts: unknown, self: Command) => {
-      const { completionView } = await import('./commands/completion.js');
-      await emit(self, deps, () => completionView(program, shell));
-    });
-  program
-    .command('help')
-    .description('show help for a command, or a topic page: exit-codes')
-    .argument('[topic...]', 'a command (accounts describe) or a topic (exit-codes)')
-    .action(async (topic: string[], _opts: unknown, self: Command) => {
-      await runHelp(program, self, deps, topic);
-    });
-  addLoginCommands(program, deps);
-  addAuthCommands(program, deps);
-  addProfileCommands(program, deps);
-  addSandboxCommands(program, deps);
-  addGeneralCommands(program, deps);
+function optionOf(spec: OptionSpec): Option {
+  const o = new Option(spec.flags, spec.help);
+  const parse = spec.parse;
+  if (spec.repeatable) o.argParser((v: string, prev: unknown[] | undefined) => [...(prev ?? []), parse ? parse(v) : v]);
+  else if (parse) o.argParser(parse);
+  if (spec.defaultValue !== undefined) o.default(spec.defaultValue);
+  if (spec.hidden) o.hideHelp();
+  return o;
 }
 
-/** Options of the root that take a value (their value is not a command word). */
-const VALUE_OPTIONS = new Set(['-o', '--output', '--delimiter', '--profile', '--url', '--token-file', '--timeout', '--retries', '--ca-file']);
-/** Which resource groups a command line needs, and whether they need their verbs. */
-export interface GroupPlan {
-  /** Families built with every verb: 'all' (completion walks them) or a list. */
-  readonly full: 'all' | readonly string[];
-  /** Add the other groups without their verbs (help lists them, typos are matched against them). */
-  readonly shallow: boolean;
+/** The part of --help after the options: the notes, then the examples. */
+export function renderHelpAfter(spec: Pick<CommandSpec, 'notes' | 'examples'>): string {
+  const parts: string[] = [];
+  if (spec.notes) parts.push(spec.notes.trim());
+  if (spec.examples?.length) parts.push(`Examples:\n${spec.examples.map((e) => `  ${e}`).join('\n')}`);
+  return parts.length ? `\n${parts.join('\n\n')}\n` : '';
 }
 
-function commandWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (VALUE_OPTIONS.has(a)) i++;
-    else if (!a.startsWith('-')) words.push(a);
+/** Runs one command: flags to options, the context resolved once, closed after. */
+export type Runner = (spec: CommandSpec, args: unknown[], self: Command) => Promise<void>;
+
+function addSpec(parent: Command, spec: AnySpec, runner: Runner): Command {
+  const existing = parent.commands.find((c) => c.name() === spec.name);
+  const cmd = existing ?? parent.command(spec.name).description(spec.summary);
+  if (spec.group) cmd.helpGroup(spec.group);
+  if (isGroup(spec)) {
+    for (const sub of spec.subcommands) addSpec(cmd, sub, runner);
+    return cmd;
   }
-  return words;
+  for (const a of spec.aliases ?? []) cmd.alias(a);
+  for (const a of spec.args ?? []) {
+    const name = `${a.name}${a.variadic ? '...' : ''}`;
+    cmd.argument(a.optional ? `[${name}]` : `<${name}>`, a.help);
+  }
+  for (const o of spec.options ?? []) cmd.addOption(optionOf(o));
+  const after = renderHelpAfter(spec);
+  if (after) cmd.addHelpText('after', after);
+  cmd.action(async (...params: unknown[]) => runner(spec, params.slice(0, spec.args?.length ?? 0), params[params.length - 1] as Command));
+  return cmd;
 }
 
-/**
- * The groups to build: one family with its verbs when the arguments name it
- * (also as `svc help FAMILY`), every family with verbs for `completion`,
- * nothing for another hand-written command, and the bare groups otherwise.
- */
-export function planGroups(argv: readonly string[], handWritten: readonly string[]): GroupPlan {
-  const [word, next] = commandWords(argv);
-  if (word === 'completion') return { full: 'all', shallow: false };
-  if (word !== undefined && findFamily(word)) return { full: [word], shallow: false };
-  if (word === 'help') return { full: next !== undefined && findFamily(next) ? [next] : [], shallow: true };
-  if (word !== undefined && handWritten.includes(word)) return { full: [], shallow: false };
-  return { full: [], shallow: true };
+function groupSummary(f: ResourceFamily): string {
+  return f.access === 'read-write' ? f.title : `${f.title} (${f.access})`;
 }
 
-/**
- * Builds the command tree (the groups `argv` needs, or all when `argv` is not
- * given). Cheap: command bodies load when they run.
- */
-export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
-  const program = new SvcCommand('svc');
-  program
+/** The program and what it needs beyond commander: adding a family's verbs on demand. */
+export interface Program {
+  readonly root: Command;
+  /** Adds the verbs of a family group (idempotent); true when `cmd` is one. */
+  populate(cmd: Command): boolean;
+  /** Adds every family's verbs (completion walks them all). */
+  populateAll(): void;
+}
+
+/** Builds the command tree. Cheap: command bodies load when they run, family verbs when a family is used. */
+export function buildProgram(deps: Deps): Program {
+  const root = new SvcCommand('svc');
+  root
     .description('work with the Business Data REST Service from the command line')
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
-    .addOption(
-      new Option('-o, --output <format>', `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise); for export, also the file to write`).argParser(
-        // A file path passes here (export writes it); commands that print check the format when they run.
-        (v: string) => (/[./\\]/.test(v) ? v : resolveFormat(v, false)),
-      ),
-    )
-    .option('--no-color', 'no colour, even on a terminal (NO_COLOR works too)')
-    .option('--no-header', 'no header line in table, csv and tsv output')
-    .option('--delimiter <char>', "csv field separator (default ','; the service's own export uses ';')")
-    .option('--crlf', 'csv and tsv lines end in CRLF instead of LF')
-    .option('--profile <name>', 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)')
-    .option('--url <instance-url>', 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)')
-    .option('--token-file <file>', 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)')
-    .option('--timeout <duration>', 'longest wait for one answer, e.g. 30s (default 30s)')
-    .option('--retries <n>', 'tries after a failed idempotent request (default 3)')
-    .option('--ca-file <file>', 'also trust the CA certificates in this PEM file (see also $NODE_EXTRA_CA_CERTS)')
-    .option('-v, --verbose', 'log each HTTP request to stderr, secrets redacted (or SVC_DEBUG=http)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => deps.stdout.write(s),
@@ -156,8 +113,54 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
       getErrHasColors: () => false,
     })
     .commandsGroup('Commands:');
-  addHandWritten(program, deps);
-  const handWritten = program.commands.map((c) => c.name());
-  addResourceCommands(program, deps, argv ? planGroups(argv, handWritten) : { full: 'all', shallow: false });
+  for (const o of globalOptionSpecs) root.addOption(optionOf(o));
+
+  // eslint-disable-next-line prefer-const
+  let program: Program;
+  const runner: Runner = async (spec, args, self) => {
+    const ctx = createContext(deps, toGlobals(self.optsWithGlobals()));
+    try {
+      await spec.run(spec.toOptions({ args: args as (string | string[] | undefined)[], flags: self.opts() }), ctx);
+    } finally {
+      await ctx.close();
+    }
+  };
+  addLegacy(root, deps, () => program);
+  for (const spec of [...cliCommands(() => program), ...commands]) addSpec(root, spec, runner);
+  addLegacyTail(root, deps);
+
+  const pending = new Map<Command, ResourceFamily>();
+  for (const family of families) {
+    // A family may share its name with a hand-written command (the family `resources`
+    // and `svc resources`): its verbs then join that command.
+    const existing = root.commands.find((c) => c.name() === family.name);
+    const group = existing ?? root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
+    pending.set(group, family);
+  }
+  const populate = (cmd: Command): boolean => {
+    const family = pending.get(cmd);
+    if (!family) return false;
+    pending.delete(cmd);
+    for (const verb of recordVerbs) {
+      const spec = allows(verb, family) ? verb.spec(family) : undefined;
+      if (spec) addSpec(cmd, spec, runner);
+    }
+    addLegacyVerbs(cmd, family, deps, recordVerbs.map((v) => v.name));
+    return true;
+  };
+  root.hook('preSubcommand', (_root, sub) => void populate(sub));
+  program = { root, populate, populateAll: () => [...pending.keys()].forEach(populate) };
   return program;
+}
+
+/** The family group a word names, if any (help and completion use it). */
+export function familyNamed(word: string): ResourceFamily | undefined {
+  return findFamily(word);
+}
+
+/** The whole tree, every family with its verbs (completion scripts are generated from it). */
+export function fullTree(deps: Deps): Command {
+  const p = buildProgram(deps);
+  p.populateAll();
+  return p.root;
 }

@@ -34,13 +34,13 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return ExitCode.ok;
   }
   const { buildProgram } = await import('./program.js');
-  const program = buildProgram(deps, argv);
+  const { root } = buildProgram(deps);
   if (argv.length === 0) {
-    program.outputHelp();
+    root.outputHelp();
     return ExitCode.ok;
   }
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await root.parseAsync([...argv], { from: 'user' });
     return ExitCode.ok;
   } catch (err) {
     if (isCommanderError(err)) {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { completionHints } from '../../src/cli/commands/completion.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { completionHints } from '../../src/cli/completion-view.js';
+import { fullTree } from '../../src/cli/program.js';
 import { completionFiles, renderCompletion, shells } from '../../src/gen/completions.js';
 import { inertDeps } from '../../src/cli/inert-deps.js';
 import { svc } from '../helpers/deps.js';
@@ -29,7 +29,7 @@ const root = new URL('../../', import.meta.url);
 
 describe('shell completion', () => {
   it('keeps completions/ equal to a fresh render of the command tree (run `npm run gen`)', () => {
-    const program = buildProgram(inertDeps());
+    const program = fullTree(inertDeps());
     for (const shell of shells) {
       const committed = readFileSync(new URL(completionFiles[shell], dir), 'utf8');
       expect(committed === renderCompletion(shell, program, completionHints(program)), `completions/${completionFiles[shell]} is stale`).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { helpTopics } from '../../src/cli/commands/help-topics.js';
+import { helpTopics } from '../../src/cli/help-topics.js';
 import { findFamily } from '../../src/catalogue/index.js';
 import { combineFilters, compileFilter, filterHelp } from '../../src/filter/index.js';
 import { FILTER_EXAMPLES } from '../../src/filter/help.js';

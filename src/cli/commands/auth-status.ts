@@ -3,6 +3,7 @@
  * service accepts it, when it expires) and `svc auth token` (the token, for
  * piping). Both exit 4 when there is no token; status also when it is refused.
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import { AuthError } from '../../errors.js';
 import type { ObjectView, TextView } from '../../output/view.js';
@@ -31,7 +32,7 @@ function notSignedIn(conn: Connection): AuthError {
 
 /** Opens the connection and runs `body`, closing the client afterwards; no token is exit 4. */
 async function withToken<T>(self: Command, deps: Deps, body: (conn: Connection, token: NonNullable<Connection['token']>) => Promise<T>): Promise<T> {
-  const conn = await connect(self, deps, { token: false });
+  const conn = await connectCmd(self, deps, { token: false });
   try {
     if (!conn.token) throw notSignedIn(conn);
     return await body(conn, conn.token);

@@ -3,6 +3,7 @@
  * service's object unchanged; as a table, the user's details and a table of
  * permissions.
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import type { ObjectView } from '../../output/view.js';
 import { connect } from '../connection.js';
@@ -47,7 +48,7 @@ export function sessionView(info: SessionInfo, instance: string): ObjectView {
 
 /** `svc whoami`: exit 4 when there is no token or the service refuses it. */
 export async function whoamiView(self: Command, deps: Deps): Promise<ObjectView> {
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const res = await conn.client.request({ method: 'GET', root: 'auth', path: '/', accept: [401] });
     if (res.status === 401) {

@@ -4,7 +4,7 @@
  * bodies load only when a command runs.
  */
 import type { Command } from 'commander';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
 
 const STATUS_HELP = `

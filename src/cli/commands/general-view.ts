@@ -3,6 +3,7 @@
  * system configuration) and `GET /settings` (the settings of the application
  * the token belongs to), shown as objects.
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import { toCell } from '../../output/cells.js';
 import type { ObjectView } from '../../output/view.js';
@@ -20,7 +21,7 @@ export function generalView(value: unknown): ObjectView {
 
 /** Fetches `GET /<path>` with the token (exit 4 without one) and returns it as a view. */
 export async function fetchGeneral(self: Command, deps: Deps, path: GeneralPath): Promise<ObjectView> {
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const res = await conn.client.request({ method: 'GET', root: 'api', path: `/${path}` });
     return generalView(await res.json<unknown>());

@@ -3,7 +3,7 @@
  * bodies (general-view.ts) load only when a command runs.
  */
 import type { Command } from 'commander';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
 
 /** Adds `svc config` and `svc settings` to the program. */

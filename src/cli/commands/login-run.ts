@@ -4,6 +4,7 @@
  * the store before signing in, so it never gets a token it cannot keep, and
  * never falls back to plain text on its own.
  */
+import { connectCmd } from '../legacy.js';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
@@ -15,7 +16,7 @@ import { createHttpClient } from '../../http/client.js';
 import { HttpStatusError } from '../../http/errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientOptions, connect, keychainOf, resolveTarget, type ConnectionOptions, type Target } from '../connection.js';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { ask, canPrompt, readAllStdin } from '../prompt.js';
 import type { LoginFlags } from './login.js';
@@ -146,7 +147,7 @@ function loginError(err: unknown): unknown {
 
 /** `svc logout`. */
 export async function runLogout(cmd: Command, deps: Deps): Promise<void> {
-  const conn = await connect(cmd, deps, { token: false });
+  const conn = await connectCmd(cmd, deps, { token: false });
   try {
     if (!conn.token) {
       deps.stderr.write(`not signed in to ${conn.target.label}; nothing to do\n`);

@@ -3,7 +3,7 @@
  * build: the bodies (conf, the keychain) load only when a command runs.
  */
 import type { Command } from 'commander';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
 
 const ADD_HELP = `

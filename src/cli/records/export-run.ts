@@ -4,6 +4,7 @@
  * engine in src/export/ (or to the service's own CSV export). Stops cleanly
  * on SIGINT/SIGTERM: the checkpoint stays and the exit code is 130.
  */
+import { connectCmd } from '../legacy.js';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
@@ -14,7 +15,7 @@ import { parseDuration } from '../../util/duration.js';
 import type { LockProcesses } from '../../util/file-lock.js';
 import type { Row } from '../../output/view.js';
 import { connect, type Connection } from '../connection.js';
-import { delimitedOptions } from '../context.js';
+import { delimitedOptions } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { allFields } from './columns.js';
 import { parseCount, parseFields, queryBody } from './query-body.js';
@@ -137,7 +138,7 @@ export async function runExportCommand(self: Command, deps: Deps, family: Resour
     return;
   }
   const signal = interruptSignal(deps);
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const command = commandText(family, flags, format);
     if (flags.serverSide) await serverSide(conn, deps, family, flags, { request, command, target, signal });

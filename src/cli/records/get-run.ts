@@ -3,11 +3,12 @@
  * record as the service sends it otherwise) and `exists ID` (exit 0 or 3,
  * nothing on stdout).
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import type { ResourceFamily } from '../../catalogue/index.js';
 import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { connect } from '../connection.js';
-import { createContext, emit } from '../context.js';
+import { createContext, emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { displayText, fieldOfPath } from './columns.js';
 
@@ -45,7 +46,7 @@ export async function runGet(self: Command, deps: Deps, family: ResourceFamily, 
     query[param] = ['1'];
   }
   const headers: Record<string, string> = flags.ifNoneMatch ? { 'If-None-Match': flags.ifNoneMatch } : {};
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const res = await conn.client.request({ method: 'GET', root: 'api', path: `/${family.name}/${id}`, query, headers, accept: [304] });
     const etag = String(res.headers.etag ?? '');
@@ -65,7 +66,7 @@ export async function runGet(self: Command, deps: Deps, family: ResourceFamily, 
 /** `svc <family> exists ID`: exit 0 when it exists, 3 when not; nothing on stdout. */
 export async function runExists(self: Command, deps: Deps, family: ResourceFamily, idText: string): Promise<void> {
   const id = parseId(idText);
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const res = await conn.client.request({ method: 'HEAD', root: 'api', path: `/${family.name}/${id}`, accept: [404] });
     await res.body.dump();

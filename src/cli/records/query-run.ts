@@ -4,6 +4,7 @@
  * --all pages by ID (`ID > last`, sorted +ID), so records that exist for the
  * whole run are each written once even while others change.
  */
+import { connectCmd } from '../legacy.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
@@ -13,7 +14,7 @@ import { idSelection, type PageQuery } from '../../export/pager.js';
 import type { HttpResponse } from '../../http/client.js';
 import type { Row, View } from '../../output/view.js';
 import { connect, resolveTarget, type Connection, type ConnectionOptions } from '../connection.js';
-import { createContext, emit, type CommandContext } from '../context.js';
+import { createContext, emit, type CommandContext } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { readAllStdin } from '../prompt.js';
 import { allFields, dataColumns, defaultSelection, tableColumns } from './columns.js';
@@ -176,7 +177,7 @@ export async function runQuery(self: Command, deps: Deps, family: ResourceFamily
   const ctx = createContext(self, deps);
   const p = await plan(self, family, flags, deps, ctx, false);
   if (await showRequestInstead(self, deps, flags, p)) return;
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     if (flags.all) {
       const pageSize = flags.pageSize ? parseCount('--page-size', flags.pageSize, 1, 10000) : 1000;
@@ -196,7 +197,7 @@ export async function runCount(self: Command, deps: Deps, family: ResourceFamily
   const ctx = createContext(self, deps);
   const p = await plan(self, family, flags, deps, ctx, true);
   if (await showRequestInstead(self, deps, flags, p)) return;
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const { count } = await post<{ count: number }>(conn, family, p.body);
     const view: View = ctx.format === 'table' ? { kind: 'text', text: `${count}\n` } : { kind: 'object', value: { count }, details: [['count', String(count)]] };

@@ -4,6 +4,7 @@
  * and totals exactly with decimal arithmetic. Memory holds one page and one
  * running total per group, whatever the number of records.
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import { findField, type ResourceFamily, type ResourceField } from '../../catalogue/index.js';
 import { SvcError, UsageError } from '../../errors.js';
@@ -11,7 +12,7 @@ import type { Column, Row, View } from '../../output/view.js';
 import { DecimalSum, toJsonDecimal } from '../../util/decimal.js';
 import { didYouMean } from '../../util/suggest.js';
 import { connect } from '../connection.js';
-import { createContext, emit, type CommandContext } from '../context.js';
+import { createContext, emit, type CommandContext } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { displayText } from './columns.js';
 import { parseCount, queryBody } from './query-body.js';
@@ -138,7 +139,7 @@ export async function runSum(self: Command, deps: Deps, family: ResourceFamily, 
   const fields = [...new Set(['ID', field.name, ...(by ? [by.name] : [])])];
   const p = await plan(self, deps, family, fields, flags);
   if (await showRequestInstead(self, deps, flags, p)) return;
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const groups = await tally(allPages(conn, family, p, pageSize), field.name, by?.name);
     const view = by ? groupsView(ctx, by, groups, flags.tz) : totalView(ctx, field.name, groups.get(null));

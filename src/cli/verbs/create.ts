@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 import type { BodyOptions } from './write-input.js';
 import { addBodyOptions, FIELDS_HELP, writeExamples } from './write-help.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 import { IF_MATCH_HELP } from './write-help.js';
 import type { WriteFlags } from './write-run.js';
 

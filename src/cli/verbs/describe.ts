@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { describeView } from '../commands/describe.js';
-import { emit } from '../context.js';
-import type { VerbSpec } from '../resource-command.js';
+import { emit } from '../legacy.js';
+import type { VerbSpec } from "../legacy-verb.js";
 
 /** `svc <family> describe [field]`: the same as `svc describe <family>[.field]`. */
 export const describeVerb: VerbSpec = {

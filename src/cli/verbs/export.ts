@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ExportFlags } from '../records/export-run.js';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 import { filterOptions } from './query.js';
 
 function examples(family: string): string {

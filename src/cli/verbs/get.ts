@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { GetFlags } from '../records/get-run.js';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 
 /** `svc <family> get ID`. */
 export const getVerb: VerbSpec = {

@@ -3,7 +3,7 @@
  * is one small spec (src/cli/verbs/<verb>.ts); the factory in
  * resource-command.ts adds it to every family that allows it.
  */
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 import { describeVerb } from './describe.js';
 import { existsVerb, getVerb } from './get.js';
 import { countVerb, queryVerb } from './query.js';

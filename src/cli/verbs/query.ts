@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
 import { describeView } from '../commands/describe.js';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import type { QueryFlags } from '../records/query-run.js';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { SumFlags } from '../records/sum-run.js';
 import type { ResourceFamily } from '../../catalogue/index.js';
-import type { VerbSpec } from '../resource-command.js';
+import type { VerbSpec } from "../legacy-verb.js";
 import { filterOptions } from './query.js';
 
 const HELP = `

@@ -3,12 +3,13 @@
  * check the body, send PUT / PATCH / DELETE, and turn the service's conflict
  * answers into messages with the fix. Loaded only when one of them runs.
  */
+import { connectCmd } from '../legacy.js';
 import type { Command } from 'commander';
 import type { ResourceFamily } from '../../catalogue/index.js';
 import { ConflictError, NotFoundError, SvcError, UsageError } from '../../errors.js';
 import { HttpStatusError } from '../../http/errors.js';
 import type { HttpResponse } from '../../http/client.js';
-import { emit } from '../context.js';
+import { emit } from '../legacy.js';
 import { connect, type ConnectionOptions } from '../connection.js';
 import type { Deps } from '../deps.js';
 import { ask, canPrompt } from '../prompt.js';
@@ -57,7 +58,7 @@ async function send(
   id: string | undefined,
   spec: { method: 'PUT' | 'PATCH' | 'DELETE'; json?: unknown; ifMatch?: string | undefined },
 ): Promise<{ record?: Record<string, unknown>; etag?: string | undefined }> {
-  const conn = await connect(self, deps, { token: true });
+  const conn = await connectCmd(self, deps, { token: true });
   try {
     const res = await conn.client.request({
       method: spec.method,

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { View } from '../../../output/view.js';
-import { createContext, emit } from '../../context.js';
+import { createContext, emit } from '../../legacy.js';
 import type { Deps } from '../../deps.js';
 import type { SandboxIo } from './io.js';
 import { DEFAULT_PORT, parseFaults, parsePort, parseSeedAccounts } from './options.js';

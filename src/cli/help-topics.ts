@@ -1,5 +1,5 @@
-import { exitCodeTable } from '../../errors.js';
-import type { TextView } from '../../output/view.js';
+import { exitCodeTable } from '../errors.js';
+import type { TextView } from '../output/view.js';
 
 /** Help pages beyond the commands' own help: `svc help <topic>`. */
 export const helpTopics: Readonly<Record<string, { summary: string; page: () => string | Promise<string> }>> = {
@@ -22,7 +22,7 @@ export const helpTopics: Readonly<Record<string, { summary: string; page: () => 
   filters: {
     summary: 'the --filter language: fields, operators, values, dates, examples',
     // Loaded only when asked for: the page is generated from the filter module's tables.
-    page: async () => (await import('../../filter/help.js')).filterHelp,
+    page: async () => (await import('../filter/help.js')).filterHelp,
   },
 };
 

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { families } from '../../catalogue/index.js';
-import { UsageError } from '../../errors.js';
-import { renderCompletion, shells, type CompletionHints, type Shell } from '../../gen/completions.js';
-import { outputFormats } from '../../output/format.js';
-import type { TextView } from '../../output/view.js';
-import { didYouMean } from '../../util/suggest.js';
+import { families } from '../catalogue/index.js';
+import { UsageError } from '../errors.js';
+import { renderCompletion, shells, type CompletionHints, type Shell } from '../gen/completions.js';
+import { outputFormats } from '../output/format.js';
+import type { TextView } from '../output/view.js';
+import { didYouMean } from '../util/suggest.js';
 import { helpTopics } from './help-topics.js';
 
 /** Values the tree cannot tell: what `describe`, `help` and `-o` accept. */

@@ -1,0 +1,59 @@
+/**
+ * The commands about svc itself, which read the command tree: `svc help` and
+ * `svc completion`. The other commands live in src/commands/.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/suggest.js';
+import type { CommandSpec } from './command.js';
+import type { Program } from './program.js';
+
+/** `svc help` and `svc completion`, over the program they belong to. */
+export function cliCommands(program: () => Program): CommandSpec<{ words: string[] }>[] {
+  return [
+    {
+      name: 'completion',
+      summary: 'print a shell completion script: bash, zsh or fish',
+      args: [{ name: 'shell', help: 'bash, zsh or fish' }],
+      examples: [
+        'source <(svc completion bash)     # in ~/.bashrc',
+        'source <(svc completion zsh)      # in ~/.zshrc',
+        'svc completion fish | source      # in ~/.config/fish/config.fish',
+      ],
+      toOptions: ({ args }) => ({ words: [String(args[0])] }),
+      run: async ({ words }, ctx) => {
+        const p = program();
+        p.populateAll();
+        const { completionView } = await import('./completion-view.js');
+        await ctx.emit(completionView(p.root, words[0] ?? ''));
+      },
+    },
+    {
+      name: 'help',
+      summary: 'show help for a command, or a topic page: exit-codes',
+      args: [{ name: 'topic', help: 'a command (accounts describe) or a topic (exit-codes)', optional: true, variadic: true }],
+      toOptions: ({ args }) => ({ words: [...((args[0] as string[] | undefined) ?? [])] }),
+      run: async ({ words }, ctx) => {
+        const { root, populate } = program();
+        if (words.length === 0) {
+          root.outputHelp();
+          return;
+        }
+        const { helpTopicView, helpTopics } = await import('./help-topics.js');
+        const page = words.length === 1 ? await helpTopicView(words[0] ?? '') : undefined;
+        if (page) return ctx.emit(page);
+        let cmd: Command = root;
+        for (const word of words) {
+          const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+          if (!next) {
+            const candidates = [...cmd.commands.map((c) => c.name()), ...(cmd === root ? Object.keys(helpTopics) : [])];
+            throw new UsageError(`no help for '${words.join(' ')}'${didYouMean(word, candidates)} (run 'svc --help')`);
+          }
+          populate(next);
+          cmd = next;
+        }
+        cmd.outputHelp();
+      },
+    },
+  ];
+}

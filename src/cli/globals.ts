@@ -1,0 +1,62 @@
+/**
+ * The options every command accepts, as data (declared once on the root), and
+ * their plain typed form. program.ts reads them from commander once per run.
+ */
+import { outputFormats, resolveFormat } from '../output/format.js';
+import type { OptionSpec } from './command.js';
+
+export const globalOptionSpecs: readonly OptionSpec[] = [
+  {
+    flags: '-o, --output <format>',
+    help: `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise); for export, also the file to write`,
+    // A file path passes here (export writes it); commands that print check the format when they run.
+    parse: (v) => (/[./\\]/.test(v) ? v : resolveFormat(v, false)),
+  },
+  { flags: '--no-color', help: 'no colour, even on a terminal (NO_COLOR works too)' },
+  { flags: '--no-header', help: 'no header line in table, csv and tsv output' },
+  { flags: '--delimiter <char>', help: "csv field separator (default ','; the service's own export uses ';')" },
+  { flags: '--crlf', help: 'csv and tsv lines end in CRLF instead of LF' },
+  { flags: '--profile <name>', help: 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)' },
+  { flags: '--url <instance-url>', help: 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)' },
+  { flags: '--token-file <file>', help: 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)' },
+  { flags: '--timeout <duration>', help: 'longest wait for one answer, e.g. 30s (default 30s)' },
+  { flags: '--retries <n>', help: 'tries after a failed idempotent request (default 3)' },
+  { flags: '--ca-file <file>', help: 'also trust the CA certificates in this PEM file (see also $NODE_EXTRA_CA_CERTS)' },
+  { flags: '-v, --verbose', help: 'log each HTTP request to stderr, secrets redacted (or SVC_DEBUG=http)' },
+];
+
+/** The global options of one run, as plain values. */
+export interface GlobalOptions {
+  /** `-o`: a format name, or (export) a file path. */
+  readonly output?: string;
+  readonly color: boolean;
+  readonly header: boolean;
+  readonly delimiter?: string;
+  readonly crlf: boolean;
+  readonly profile?: string;
+  readonly url?: string;
+  readonly tokenFile?: string;
+  readonly timeout?: string;
+  readonly retries?: string;
+  readonly caFile?: string;
+  readonly verbose: boolean;
+}
+
+/** Commander's merged option values → GlobalOptions (the one place that reads them). */
+export function toGlobals(values: Readonly<Record<string, unknown>>): GlobalOptions {
+  const s = (k: string): Record<string, string> => (typeof values[k] === 'string' ? { [k]: values[k] as string } : {});
+  return {
+    ...s('output'),
+    ...s('delimiter'),
+    ...s('profile'),
+    ...s('url'),
+    ...s('tokenFile'),
+    ...s('timeout'),
+    ...s('retries'),
+    ...s('caFile'),
+    color: values.color !== false,
+    header: values.header !== false,
+    crlf: values.crlf === true,
+    verbose: values.verbose === true,
+  };
+}
