@@ -17,8 +17,8 @@ import type { Row } from '../../output/view.js';
 import { connect, type Connection } from '../connection.js';
 import { delimitedOptions } from '../legacy.js';
 import type { Deps } from '../deps.js';
-import { allFields } from './columns.js';
-import { parseCount, parseFields, queryBody } from './query-body.js';
+import { allFields } from '../../records/columns.js';
+import { parseCount, parseFields, queryBody } from '../../records/query-body.js';
 import { buildFilter, filterMemberFor, post, postEach, type QueryFlags } from './query-run.js';
 
 export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'filterJson' | 'filterFile' | 'search' | 'tz' | 'explain' | 'printRequest' | 'pageSize'> {

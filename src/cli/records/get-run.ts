@@ -10,7 +10,7 @@ import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { connect } from '../connection.js';
 import { createContext, emit } from '../legacy.js';
 import type { Deps } from '../deps.js';
-import { displayText, fieldOfPath } from './columns.js';
+import { displayText, fieldOfPath } from '../../records/columns.js';
 
 export interface GetFlags {
   expand?: string;

@@ -1,3 +1,4 @@
+// TRANSITION ONLY (issue 13): what sum and export still take from the old query; see src/commands/records/.
 /**
  * `svc <family> query` (alias list) and `count`: builds the request, sends it
  * (one page, or every page with --all), and writes the records as they come.
@@ -17,8 +18,8 @@ import { connect, resolveTarget, type Connection, type ConnectionOptions } from 
 import { createContext, emit, type CommandContext } from '../legacy.js';
 import type { Deps } from '../deps.js';
 import { readAllStdin } from '../prompt.js';
-import { allFields, dataColumns, defaultSelection, tableColumns } from './columns.js';
-import { parseCount, parseFields, parseSort, queryBody, type Selected } from './query-body.js';
+import { allFields, dataColumns, defaultSelection, tableColumns } from '../../records/columns.js';
+import { parseCount, parseFields, parseSort, queryBody, type Selected } from '../../records/query-body.js';
 
 export interface QueryFlags {
   filter?: string[];
@@ -170,39 +171,4 @@ export async function showRequestInstead(self: Command, deps: Deps, flags: Query
   const shown = flags.explain ? (p.filter ?? {}) : p.body;
   await emit(self, deps, () => ({ kind: 'text', text: `${JSON.stringify(shown, null, 2)}\n` }));
   return true;
-}
-
-/** `svc <family> query`. */
-export async function runQuery(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
-  const ctx = createContext(self, deps);
-  const p = await plan(self, family, flags, deps, ctx, false);
-  if (await showRequestInstead(self, deps, flags, p)) return;
-  const conn = await connectCmd(self, deps, { token: true });
-  try {
-    if (flags.all) {
-      const pageSize = flags.pageSize ? parseCount('--page-size', flags.pageSize, 1, 10000) : 1000;
-      await emit(self, deps, () => recordsView(family, ctx, p, allPages(conn, family, p, pageSize), flags.tz));
-      return;
-    }
-    const rows = await post<Row[]>(conn, family, p.body);
-    await emit(self, deps, () => recordsView(family, ctx, p, rows, flags.tz));
-    await noticeTruncation(conn, family, p, rows.length, deps);
-  } finally {
-    await conn.client.close();
-  }
-}
-
-/** `svc <family> count`. */
-export async function runCount(self: Command, deps: Deps, family: ResourceFamily, flags: QueryFlags): Promise<void> {
-  const ctx = createContext(self, deps);
-  const p = await plan(self, family, flags, deps, ctx, true);
-  if (await showRequestInstead(self, deps, flags, p)) return;
-  const conn = await connectCmd(self, deps, { token: true });
-  try {
-    const { count } = await post<{ count: number }>(conn, family, p.body);
-    const view: View = ctx.format === 'table' ? { kind: 'text', text: `${count}\n` } : { kind: 'object', value: { count }, details: [['count', String(count)]] };
-    await emit(self, deps, () => view);
-  } finally {
-    await conn.client.close();
-  }
 }

@@ -14,8 +14,8 @@ import { didYouMean } from '../../util/suggest.js';
 import { connect } from '../connection.js';
 import { createContext, emit, type CommandContext } from '../legacy.js';
 import type { Deps } from '../deps.js';
-import { displayText } from './columns.js';
-import { parseCount, queryBody } from './query-body.js';
+import { displayText } from '../../records/columns.js';
+import { parseCount, queryBody } from '../../records/query-body.js';
 import { allPages, buildFilter, filterMemberFor, type Plan, type QueryFlags, showRequestInstead } from './query-run.js';
 
 /** The options of `sum`: query's filter options, --by and --page-size. */

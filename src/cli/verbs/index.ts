@@ -6,11 +6,10 @@
 import type { VerbSpec } from "../legacy-verb.js";
 import { describeVerb } from './describe.js';
 import { existsVerb, getVerb } from './get.js';
-import { countVerb, queryVerb } from './query.js';
 import { sumVerb } from './sum.js';
 import { exportVerb } from './export.js';
 import { createVerb } from './create.js';
 import { updateVerb } from './update.js';
 import { deleteVerb } from './delete.js';
 
-export const verbSpecs: readonly VerbSpec[] = [queryVerb, countVerb, sumVerb, exportVerb, getVerb, existsVerb, describeVerb, createVerb, updateVerb, deleteVerb];
+export const verbSpecs: readonly VerbSpec[] = [sumVerb, exportVerb, getVerb, existsVerb, describeVerb, createVerb, updateVerb, deleteVerb];

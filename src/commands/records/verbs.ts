@@ -5,6 +5,8 @@
  */
 import type { Operation, ResourceFamily } from '../../catalogue/index.js';
 import type { CommandSpec } from '../../cli/command.js';
+import { countVerb } from './count/command.js';
+import { queryVerb } from './query/command.js';
 
 /** One verb of the record families. */
 export interface RecordVerb {
@@ -15,7 +17,7 @@ export interface RecordVerb {
   spec(family: ResourceFamily): CommandSpec<any>;
 }
 
-export const recordVerbs: readonly RecordVerb[] = [];
+export const recordVerbs: readonly RecordVerb[] = [queryVerb, countVerb];
 
 /** True when the family allows the verb. */
 export function allows(verb: RecordVerb, family: ResourceFamily): boolean {

@@ -3,9 +3,9 @@
  * anything (so --print-request shows exactly what would go out): fields with
  * aliases, sort, limit, offset, search, distinct, expand and the filter.
  */
-import { findField, suggestField, type ResourceFamily } from '../../catalogue/index.js';
-import { UsageError } from '../../errors.js';
-import { didYouMean } from '../../util/suggest.js';
+import { findField, suggestField, type ResourceFamily } from '../catalogue/index.js';
+import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/suggest.js';
 
 /** One selected column: the name the record carries and the path it reads. */
 export interface Selected {

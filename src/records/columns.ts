@@ -2,9 +2,9 @@
  * Columns of record output. Tables are for people: enum names instead of
  * numbers, timestamps as local dates. CSV and TSV keep the service's values.
  */
-import { enumNameOf, findFamily, findField, type Field, type ResourceFamily } from '../../catalogue/index.js';
-import { toCell } from '../../output/cells.js';
-import type { Column } from '../../output/view.js';
+import { enumNameOf, findFamily, findField, type Field, type ResourceFamily } from '../catalogue/index.js';
+import { toCell } from '../output/cells.js';
+import type { Column } from '../output/view.js';
 import type { Selected } from './query-body.js';
 
 /** The catalogue field a path reads, when it is known (own field or one step through a reference). */

@@ -1,0 +1,17 @@
+/** How `svc <family> query` shows records: the default columns on a terminal, every selected field as data. */
+import type { ResourceFamily } from '../../../catalogue/index.js';
+import type { OutputSettings } from '../../../cli/context.js';
+import type { Selected } from '../../../records/query-body.js';
+import { allFields, dataColumns, defaultSelection, tableColumns } from '../../../records/columns.js';
+import type { Row, View } from '../../../output/view.js';
+
+export function recordsView(family: ResourceFamily, output: OutputSettings, selected: readonly Selected[] | undefined, rows: AsyncIterable<Row> | Row[], tz?: string): View {
+  if (output.format === 'table') return { kind: 'records', columns: tableColumns(family, selected ?? defaultSelection(family), tz), rows };
+  return { kind: 'records', columns: dataColumns(selected ?? allFields(family)), rows };
+}
+
+/** The notice on stderr when a page held fewer records than match, so nothing is cut off silently. */
+export function truncationNotice(family: ResourceFamily, shown: number, count: number, offset: number): string | undefined {
+  if (count <= offset + shown) return undefined;
+  return `svc: showing ${shown.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} ${family.name} (use --all or --limit)\n`;
+}

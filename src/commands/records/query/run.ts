@@ -1,0 +1,31 @@
+/**
+ * `svc <family> query`: sends the query (one page, or every page by ID with
+ * --all) and writes the records as they come; says on stderr when a page held
+ * fewer records than match.
+ */
+import type { Context } from '../../../cli/context.js';
+import type { Row } from '../../../output/view.js';
+import { allPages, postQuery } from '../../../records/query.js';
+import { showRequestInstead } from '../filter-flags.js';
+import type { QueryOptions } from './command.js';
+import { recordsView, truncationNotice } from './render.js';
+import { toQueryRequest } from './request.js';
+
+export async function runQuery(opts: QueryOptions, ctx: Context): Promise<void> {
+  const { family } = opts;
+  if (opts.listFields) {
+    const { describeView } = await import('../../../cli/commands/describe.js');
+    return ctx.emit(describeView(family.name));
+  }
+  const output = ctx.output();
+  const req = await toQueryRequest(opts, ctx, false);
+  if (await showRequestInstead(opts, req.body, req.filter, ctx)) return;
+  const { client } = await ctx.connect({ token: true });
+  if (opts.all) return ctx.emit(recordsView(family, output, opts.fields, allPages(client, family, req, opts.pageSize), opts.tz));
+  const rows = await postQuery<Row[]>(client, family, req.body);
+  await ctx.emit(recordsView(family, output, opts.fields, rows, opts.tz));
+  if (rows.length < (req.limit ?? 1000)) return;
+  const { count } = await postQuery<{ count: number }>(client, family, { ...req.body, count: true });
+  const notice = truncationNotice(family, rows.length, count, Number(req.body.offset ?? 0));
+  if (notice) ctx.deps.stderr.write(notice);
+}

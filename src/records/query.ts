@@ -1,0 +1,54 @@
+/**
+ * The query operation: a POST of a query body on the family's collection,
+ * safe to repeat. The one place svc builds that request (query, count, sum,
+ * export and --all all send it from here).
+ */
+import type { ResourceFamily } from '../catalogue/index.js';
+import { withoutKey } from '../export/encode.js';
+import { idSelection, type PageQuery } from '../export/pager.js';
+import type { HttpClient, HttpResponse } from '../http/client.js';
+import type { Row } from '../output/view.js';
+
+/** Sends a query body; the answer is read by the caller (a stream for exports). */
+export function queryRequest(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<HttpResponse> {
+  return client.request({ method: 'POST', root: 'api', path: `/${family.name}`, json: body, idempotent: true, ...(signal ? { signal } : {}) });
+}
+
+/** Sends one query body and parses the JSON answer. */
+export async function postQuery<T>(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+  return (await queryRequest(client, family, body, signal)).json<T>();
+}
+
+/** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray); `signal` stops it (Ctrl-C). */
+export async function postQueryEach<T = Row>(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T, signal?: AbortSignal): Promise<T[]> {
+  return (await queryRequest(client, family, body, signal)).jsonArray((element) => (each ? each(element as Row) : (element as T)));
+}
+
+/** A query body and the member its filter goes under. */
+export interface KeysetQuery {
+  readonly body: Record<string, unknown>;
+  readonly filterMember: 'filter' | 'filters';
+  readonly filter?: Record<string, unknown>;
+}
+
+/**
+ * Every matching record, page after page by ID (`ID > last`, sorted +ID), so
+ * records that exist for the whole run come once each while others change. The
+ * ID is fetched even when `fields` leaves it out (and then left out of the records).
+ */
+export async function* allPages(client: HttpClient, family: ResourceFamily, q: KeysetQuery, pageSize: number): AsyncGenerator<Row> {
+  const sel = idSelection(q.body.fields as PageQuery['fields']);
+  let last = 0;
+  for (;;) {
+    const after = { ID: { '>': last } };
+    const filter = q.filter ? { 0: ['AND', q.filter, after] } : after;
+    const body: Record<string, unknown> = { ...q.body, [q.filterMember]: filter, sort: ['+ID'], limit: pageSize };
+    if (sel.fields) body.fields = sel.fields;
+    const page = await postQuery<Row[]>(client, family, body);
+    for (const row of page) {
+      last = Number(row[sel.idKey]);
+      yield sel.strip ? withoutKey(row, sel.idKey) : row;
+    }
+    if (page.length < pageSize) return;
+  }
+}
