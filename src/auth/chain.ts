@@ -7,6 +7,7 @@
  *   5. a plain file, only if the profile opted in with --insecure-storage (plain file)
  */
 import { readFileSync, statSync } from 'node:fs';
+import { platform } from 'node:os';
 import { UsageError } from '../errors.js';
 import { KeychainUnavailableError, accountName, type CredentialStore } from './store.js';
 
@@ -19,17 +20,23 @@ export interface ResolvedToken {
   readonly where?: string;
 }
 
+/** A store, or how to open it: the chain opens one only when it gets that far. */
+export type StoreOf<T> = T | (() => Promise<T>);
+
 export interface ChainInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** --token-file. */
   readonly tokenFile?: string | undefined;
   /** Account prefix of the target (profile name or URL). */
   readonly key: string;
-  readonly keychain: CredentialStore;
-  /** The plain-file store, when the profile opted in. */
-  readonly plain?: CredentialStore | undefined;
+  /** The keychain; opened (its module loaded) only when no earlier source gave a token. */
+  readonly keychain: StoreOf<CredentialStore>;
+  /** The plain-file store, when the profile opted in; opened only after the keychain had none. */
+  readonly plain?: StoreOf<CredentialStore | undefined> | undefined;
   readonly warn: (message: string) => void;
 }
+
+const open = async <T,>(store: StoreOf<T>): Promise<T> => (typeof store === 'function' ? (store as () => Promise<T>)() : store);
 
 export interface ChainResult {
   readonly token?: ResolvedToken;
@@ -48,7 +55,7 @@ export function readTokenFile(file: string, warn: (message: string) => void): st
   const token = text.trim();
   if (!token) throw new UsageError(`token file '${file}' is empty`);
   const mode = statSync(file).mode & 0o777;
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+  if (platform() !== 'win32' && (mode & 0o077) !== 0) {
     warn(`warning: token file ${file} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${file}`);
   }
   return token;
@@ -63,13 +70,13 @@ export async function resolveToken(input: ChainInput): Promise<ChainResult> {
   if (file) return { token: { token: readTokenFile(file, input.warn), source: 'token file', where: file } };
   let keychainProblem: string | undefined;
   try {
-    const t = await input.keychain.get(accountName(input.key, 'token'));
+    const t = await (await open(input.keychain)).get(accountName(input.key, 'token'));
     if (t) return { token: { token: t, source: 'keychain' } };
   } catch (err) {
     if (!(err instanceof KeychainUnavailableError)) throw err;
     keychainProblem = err.reason;
   }
-  const plain = await input.plain?.get(accountName(input.key, 'token'));
+  const plain = input.plain === undefined ? undefined : await (await open(input.plain))?.get(accountName(input.key, 'token'));
   if (plain) return { token: { token: plain, source: 'plain file' } };
   return keychainProblem ? { keychainProblem } : {};
 }

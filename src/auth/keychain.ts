@@ -5,6 +5,7 @@
  * back to the memory-only kernel keyring. Every call has a timeout, so a hung
  * D-Bus never blocks svc.
  */
+import { createRequire } from 'node:module';
 import type { AsyncEntry } from '@napi-rs/keyring';
 import { KeychainUnavailableError, type CredentialStore } from './store.js';
 
@@ -13,9 +14,16 @@ const DEFAULT_TIMEOUT_MS = 3000;
 
 type EntryClass = typeof AsyncEntry;
 
+let entryClassLoaded: EntryClass | undefined;
+
+/**
+ * The keyring's Entry class. Required, not imported: the package is CommonJS,
+ * and importing it adds the ES module loader's wrapping (~3–5 ms) to the
+ * dlopen of its native binary.
+ */
 async function entryClass(): Promise<EntryClass> {
   try {
-    return (await import('@napi-rs/keyring')).AsyncEntry;
+    return (entryClassLoaded ??= (createRequire(import.meta.url)('@napi-rs/keyring') as typeof import('@napi-rs/keyring')).AsyncEntry);
   } catch (err) {
     throw new KeychainUnavailableError(`the keyring module did not load (${(err as Error).message})`);
   }

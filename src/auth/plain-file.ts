@@ -3,6 +3,7 @@
  * of secrets, mode 0600, beside the config. Each use warns on stderr; svc
  * never falls back to it silently.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CredentialStore } from './store.js';
@@ -20,7 +21,7 @@ function write(file: string, data: Record<string, string>): void {
     return;
   }
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);

@@ -3,7 +3,15 @@
  * The instance: --url / SVC_URL, else --profile / SVC_PROFILE, else the
  * profile chosen with `svc profile use`. The token: the credential chain.
  * The client: src/http with the global --timeout, --retries, --ca-file,
- * --verbose. Heavy modules (undici, conf, the keyring) load only here.
+ * --verbose.
+ *
+ * Everything a connection needs loads when a command connects (commands that
+ * do not, `--help` and `describe` among them, load none of it), and in one
+ * step: profiles, the chain and the client are imported side by side, not one
+ * after another. What is heavy loads only when used: the keychain module when
+ * the chain gets to it (never with SVC_TOKEN or a token file), conf at a
+ * profile write, node:http or node:https as the client is made, undici only
+ * through a proxy.
  */
 import type { ChainResult, ResolvedToken } from '../auth/chain.js';
 import type { CredentialStore } from '../auth/store.js';
@@ -14,10 +22,17 @@ import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
-import type { GlobalOptions } from './globals.js';
 
-/** The global options that choose and reach an instance. */
-export type ConnectionOptions = Pick<GlobalOptions, 'profile' | 'url' | 'tokenFile' | 'timeout' | 'retries' | 'caFile' | 'verbose'>;
+/** The global options that choose and reach an instance (a part of GlobalOptions, src/cli/globals.ts). */
+export interface ConnectionOptions {
+  readonly profile?: string | undefined;
+  readonly url?: string | undefined;
+  readonly tokenFile?: string | undefined;
+  readonly timeout?: string | undefined;
+  readonly retries?: string | undefined;
+  readonly caFile?: string | undefined;
+  readonly verbose?: boolean | undefined;
+}
 
 export interface Target {
   /** The profile, unless the instance came from --url / SVC_URL alone. */
@@ -102,22 +117,25 @@ export async function connect(
   needs: { token: boolean },
   resolved?: { readonly profiles: ProfileStore; readonly target: Target },
 ): Promise<Connection> {
-  const profiles = resolved?.profiles ?? (await (await import('../config/profiles.js')).openProfiles(deps.configDir));
+  const [{ resolveToken }, { createHttpClient }, profiles] = await Promise.all([
+    import('../auth/chain.js'),
+    import('../http/client.js'),
+    resolved?.profiles ?? import('../config/profiles.js').then((m) => m.openProfiles(deps.configDir)),
+  ]);
   const target = resolved?.target ?? resolveTarget(opts, deps, profiles);
-  const { resolveToken } = await import('../auth/chain.js');
   const chain: ChainResult = await resolveToken({
     env: deps.env,
     tokenFile: opts.tokenFile,
     key: target.key,
-    keychain: await keychainOf(deps),
-    plain: await plainStoreOf(deps, target),
+    // Opened only if the chain gets that far: with SVC_TOKEN or a token file, no store module loads.
+    keychain: () => keychainOf(deps),
+    plain: () => plainStoreOf(deps, target),
     warn: (m) => deps.stderr.write(`svc: ${m}\n`),
   });
   if (needs.token && !chain.token) {
     const why = chain.keychainProblem ? ` (the keychain could not be read: ${chain.keychainProblem})` : '';
     throw new AuthError(`not signed in to ${target.label}${why}: run 'svc login', or set SVC_TOKEN or SVC_TOKEN_FILE`);
   }
-  const { createHttpClient } = await import('../http/client.js');
   const client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));
   return {
     target,

@@ -1,25 +1,35 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ExitCode } from '../errors.js';
 import type { Deps, InStream, ProcessControl } from './deps.js';
-import { run } from './run.js';
+
+/**
+ * The version baked in at build time, as src/version.ts has it; read here
+ * directly so that `svc --version` loads no other module of svc.
+ */
+declare const SVC_VERSION: string;
+const version: string = typeof SVC_VERSION === 'string' ? SVC_VERSION : '0.0.0-dev';
+
+/** What the real Deps need from node:os and node:tty (not in Node's snapshot: loaded after `--version`). */
+interface Platform {
+  readonly homedir: () => string;
+  readonly isatty: (fd: number) => boolean;
+}
 
 /** The config directory: SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else ~/.config/svc. */
-export function configDirFrom(env: NodeJS.ProcessEnv): string {
+export function configDirFrom(env: NodeJS.ProcessEnv, homedir: () => string): string {
   if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc');
 }
 
 /** The real Deps: the only place svc touches `process`. */
-export function processDeps(): Deps {
+export function processDeps(platform: Platform): Deps {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: stdinStream(),
+    stdin: stdinStream(platform.isatty),
     env: process.env,
     now: () => Date.now(),
-    configDir: configDirFrom(process.env),
+    configDir: configDirFrom(process.env, platform.homedir),
     processes: processControl(),
   };
 }
@@ -58,13 +68,17 @@ async function* chunksOf(s: NodeJS.ReadStream): AsyncGenerator<Buffer | string> 
   }
 }
 
-/** Standard input as svc reads it: chunks, TTY flag, raw mode for hidden prompts. */
-function stdinStream(): InStream {
-  const s = process.stdin;
+/**
+ * Standard input as svc reads it: chunks, TTY flag, raw mode for hidden
+ * prompts. process.stdin is made only when something reads it: its stream
+ * costs every command ~1 ms to build, and few commands read.
+ */
+function stdinStream(isatty: Platform['isatty']): InStream {
+  const tty = isatty(0);
   return {
-    isTTY: s.isTTY === true,
-    setRawMode: s.isTTY ? (mode: boolean) => s.setRawMode(mode) : undefined,
-    [Symbol.asyncIterator]: () => chunksOf(s),
+    isTTY: tty,
+    setRawMode: tty ? (mode: boolean) => process.stdin.setRawMode(mode) : undefined,
+    [Symbol.asyncIterator]: () => chunksOf(process.stdin),
   };
 }
 
@@ -124,7 +138,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err.code === 'EPIPE') process.exit(0);
     failed ??= err;
   });
-  const code = await run(argv, processDeps());
+  // `svc --version` answers before the rest of svc loads (run() answers it too, for in-process callers).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  const [{ run }, { ExitCode }, { noteStartupExtraCa }, { homedir }, { isatty }] = await Promise.all([
+    import('./run.js'),
+    import('../errors.js'),
+    import('../http/startup-trust.js'),
+    import('node:os'),
+    import('node:tty'),
+  ]);
+  noteStartupExtraCa(process.env.NODE_EXTRA_CA_CERTS);
+  const code = await run(argv, processDeps({ homedir, isatty }));
   // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
   // nobody reads, a FIFO nobody opened) must not keep the process alive.
   if (code === ExitCode.interrupted) process.exit(code);

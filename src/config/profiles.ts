@@ -2,9 +2,17 @@
  * Profiles: named instance URLs with their per-machine login identifier,
  * stored with conf in `<config dir>/config.json`. Never a secret: tokens and
  * application secrets live in the credential store.
+ *
+ * Reading is a plain JSON read of that file, as conf reads it (every command
+ * that talks to the service reads it; conf, with ajv, cost each ~60 ms to
+ * load). Writes go through conf, loaded at the first write.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type Conf from 'conf';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/suggest.js';
 
@@ -60,44 +68,82 @@ export function newIdentifier(): string {
   return `svc-${host}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Opens the profile store in a config directory (conf is loaded only here). */
+type ConfClass = typeof Conf;
+
+/**
+ * Where the build put conf: bundled as CommonJS beside the chunks
+ * (scripts/build.mjs), so a write, which is synchronous, can load it then.
+ * Undefined when svc runs from its sources (tests), where conf is imported
+ * up front instead.
+ */
+declare const SVC_CONF_BUNDLE: string | undefined;
+
+let confClass: ConfClass | undefined;
+
+function loadConf(): ConfClass {
+  if (!confClass) {
+    const bundle = typeof SVC_CONF_BUNDLE === 'string' ? SVC_CONF_BUNDLE : 'conf';
+    confClass = (createRequire(import.meta.url)(bundle) as { default: ConfClass }).default;
+  }
+  return confClass;
+}
+
+/** The config file's data as conf reads it: JSON, an absent file being empty. */
+function readConfig(path: string): Partial<ConfigShape> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  // No schema is given to conf: its only check is that the file parses (a SyntaxError otherwise).
+  return Object.assign({}, JSON.parse(text) as Partial<ConfigShape>);
+}
+
+/** Opens the profile store in a config directory (conf loads at the first write). */
 export async function openProfiles(configDir: string): Promise<ProfileStore> {
-  const { default: Conf } = await import('conf');
-  const conf = new Conf<ConfigShape>({
-    cwd: configDir,
-    configName: 'config',
-    projectName: 'svc',
-    defaults: { profiles: {} },
-    configFileMode: 0o600,
-  });
-  const all = (): Record<string, Omit<Profile, 'name'>> => conf.get('profiles') ?? {};
+  if (typeof SVC_CONF_BUNDLE !== 'string') confClass ??= (await import('conf')).default;
+  const path = resolve(configDir, 'config.json');
+  let conf: Conf<ConfigShape> | undefined;
+  const writer = (): Conf<ConfigShape> =>
+    (conf ??= new (loadConf())<ConfigShape>({
+      cwd: configDir,
+      configName: 'config',
+      projectName: 'svc',
+      defaults: { profiles: {} },
+      configFileMode: 0o600,
+    }));
+  const all = (): Record<string, Omit<Profile, 'name'>> => readConfig(path).profiles ?? {};
   const get = (name: string): Profile | undefined => {
     const p = all()[name];
     return p ? { name, ...p } : undefined;
   };
   return {
-    path: conf.path,
+    path,
     list: () => Object.entries(all()).map(([name, p]) => ({ name, ...p })).sort((a, b) => a.name.localeCompare(b.name)),
     get,
-    current: () => conf.get('current'),
+    current: () => readConfig(path).current,
     use(name) {
       if (!get(name)) throw new UsageError(`no profile '${name}'${didYouMean(name, Object.keys(all()))} (see 'svc profile list')`);
-      conf.set('current', name);
+      writer().set('current', name);
     },
     save(profile) {
       checkProfileName(profile.name);
       const before = get(profile.name);
       const identifier = profile.identifier ?? (before && before.url === profile.url ? before.identifier : newIdentifier());
       const { name, ...rest } = { ...before, ...profile, identifier };
-      conf.set('profiles', { ...all(), [name]: rest });
+      const c = writer();
+      c.set('profiles', { ...(c.get('profiles') ?? {}), [name]: rest });
       return { name, ...rest };
     },
     remove(name) {
-      const profiles = { ...all() };
+      const c = writer();
+      const profiles = { ...(c.get('profiles') ?? {}) };
       if (!(name in profiles)) return false;
       delete profiles[name];
-      conf.set('profiles', profiles);
-      if (conf.get('current') === name) conf.delete('current');
+      c.set('profiles', profiles);
+      if (c.get('current') === name) c.delete('current');
       return true;
     },
   };

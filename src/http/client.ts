@@ -1,36 +1,25 @@
 /**
- * The HTTP client: the only module that imports undici. It owns the instance's
- * roots, the bearer header, keep-alive, timeouts, retries, TLS trust, proxies,
- * redacted logging and the mapping of error statuses to typed errors.
+ * The HTTP client: owns the instance's roots, the bearer header, keep-alive,
+ * timeouts, retries, TLS trust, proxies, redacted logging and the mapping of
+ * error statuses to typed errors. Requests go out on node:http/node:https
+ * (node-transport.ts); only with a proxy configured is undici loaded
+ * (undici-transport.ts), the one module that imports it. Either loads at the
+ * first request, so creating a client costs nothing.
  */
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import { setFlagsFromString } from 'node:v8';
-import type { Dispatcher } from 'undici';
-// The dispatchers and the request call straight from their modules: undici's
-// index loads all of undici (fetch, WebSocket, caches, mocks), ~70 ms of every
-// command's start. The index would also put `request` on every dispatcher's
-// prototype; here it is called with the dispatcher as `this` instead.
-import Agent from 'undici/lib/dispatcher/agent.js';
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
-import dispatchRequest from 'undici/lib/api/api-request.js';
+import { createRequire } from 'node:module';
 import { SvcError, UsageError } from '../errors.js';
 import { untilAborted } from '../util/abortable.js';
 import { MAX_TIMER_MS } from '../util/duration.js';
 import { networkError, RedirectError, statusError } from './errors.js';
 import { readJsonArray } from './json-array.js';
 import { redactHeaders, redactUrl } from './redact.js';
+import { startupExtraCa } from './startup-trust.js';
 import { backoffMs, DEFAULT_RETRY, isRetryableError, RETRY_STATUSES, retryAfterMs, type RetryPolicy } from './retry.js';
+import { TIMEOUT_CODES, type RawResponse, type ResponseBody, type Transport, type TransportOptions } from './transport.js';
 import { parseInstanceUrl, type InstanceRoots } from './urls.js';
 
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it twice:
-// at once with its baseline compiler, then again, optimised, on a background
-// thread, and a process that has finished waits for that second compile before
-// it exits: about 170 ms after every command that made a request, and as much
-// CPU taken from the other core. The baseline code parses a 1M-row export's
-// responses in about 60 ms, the same as the optimised code (CPU profiles of
-// both), so svc keeps to it. It must be set before the first connection.
-setFlagsFromString('--liftoff-only');
+export type { ResponseBody } from './transport.js';
 
 export type Root = 'api' | 'auth' | 'oauth2';
 
@@ -79,8 +68,11 @@ export interface RequestSpec {
 export interface HttpResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body as a stream (for large exports); read it once. */
-  readonly body: Dispatcher.ResponseData['body'];
+  /**
+   * The body as a stream (for large exports); read it once. A failure while
+   * reading it is a NetworkError (or the caller's signal's reason).
+   */
+  readonly body: ResponseBody;
   text(): Promise<string>;
   /** The body as JSON; an array is read element by element as it arrives (see json-array.ts). */
   json<T = unknown>(): Promise<T>;
@@ -94,39 +86,50 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-function trustedCa(opts: HttpClientOptions): string[] | undefined {
-  const extra = [opts.env.NODE_EXTRA_CA_CERTS, opts.caFile].filter((f): f is string => Boolean(f));
-  if (extra.length === 0) return undefined;
+/**
+ * The CA certificates to trust instead of Node's default store, when extra
+ * ones are asked for (--ca-file, or a NODE_EXTRA_CA_CERTS other than the one
+ * Node started with); undefined keeps Node's store, which already holds the
+ * public roots and the NODE_EXTRA_CA_CERTS it started with.
+ */
+export function trustedCa(opts: Pick<HttpClientOptions, 'caFile' | 'env'>, started: string | undefined = startupExtraCa()): string[] | undefined {
+  const envExtra = opts.env.NODE_EXTRA_CA_CERTS;
+  if (!opts.caFile && (!envExtra || envExtra === started)) return undefined;
+  const files = [envExtra, opts.caFile].filter((f): f is string => Boolean(f));
+  const pems = files.map((file) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      throw new UsageError(`cannot read CA file '${file}'; check --ca-file or NODE_EXTRA_CA_CERTS`);
+    }
+  });
   // Passing `ca` replaces Node's store, so keep the public roots beside the extra ones.
-  return [
-    ...rootCertificates,
-    ...extra.map((file) => {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch {
-        throw new UsageError(`cannot read CA file '${file}'; check --ca-file or NODE_EXTRA_CA_CERTS`);
-      }
-    }),
-  ];
+  // node:tls is loaded here only (synchronously: the client is created synchronously).
+  const { rootCertificates } = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
+  return [...rootCertificates, ...pems];
 }
 
-function createDispatcher(opts: HttpClientOptions): Dispatcher {
-  const ca = trustedCa(opts);
-  const timeout = opts.timeoutMs ?? 30_000;
-  const base = { keepAliveTimeout: 10_000, headersTimeout: timeout, bodyTimeout: timeout, connect: { ...(ca ? { ca } : {}), timeout } };
-  const e = opts.env;
-  const httpsProxy = e.HTTPS_PROXY ?? e.https_proxy;
-  const httpProxy = e.HTTP_PROXY ?? e.http_proxy;
-  if (!httpsProxy && !httpProxy) return new Agent(base);
-  return new EnvHttpProxyAgent({ ...base, httpProxy, httpsProxy, noProxy: e.NO_PROXY ?? e.no_proxy ?? '' });
+/** The proxies from the environment, or undefined when none is configured. */
+function proxyOf(env: HttpClientOptions['env']): { httpProxy?: string; httpsProxy?: string; noProxy: string } | undefined {
+  const httpsProxy = env.HTTPS_PROXY ?? env.https_proxy;
+  const httpProxy = env.HTTP_PROXY ?? env.http_proxy;
+  if (!httpsProxy && !httpProxy) return undefined;
+  return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), noProxy: env.NO_PROXY ?? env.no_proxy ?? '' };
 }
 
-function urlOf(roots: InstanceRoots, spec: RequestSpec): string {
+/** node:http(s) for the instance's origin; undici through a proxy. */
+async function openTransport(origin: URL, options: TransportOptions, env: HttpClientOptions['env']): Promise<Transport> {
+  const proxy = proxyOf(env);
+  if (proxy) return (await import('./undici-transport.js')).createUndiciTransport(options, proxy);
+  return (await import('./node-transport.js')).createNodeTransport(origin, options);
+}
+
+function urlOf(roots: InstanceRoots, spec: RequestSpec): URL {
   const u = new URL(`${roots[spec.root]}${spec.path}`);
   for (const [k, v] of Object.entries(spec.query ?? {})) {
     for (const one of typeof v === 'string' ? [v] : v) u.searchParams.append(k, one);
   }
-  return u.toString();
+  return u;
 }
 
 function bodyOf(spec: RequestSpec): { body?: string; type?: string } {
@@ -157,26 +160,61 @@ function isIdempotent(spec: RequestSpec): boolean {
   return spec.method === 'DELETE' && Object.keys(spec.headers ?? {}).some((h) => h.toLowerCase() === 'if-match');
 }
 
+/**
+ * The body as callers see it: a failure while it streams in (the connection
+ * dropped, the server went quiet) is a NetworkError naming the request, so an
+ * export can ask that page again; the caller's own abort is its reason.
+ */
+function guardedBody(body: ResponseBody, spec: RequestSpec, shown: string): ResponseBody {
+  const failure = (err: unknown): unknown => {
+    if (spec.signal?.aborted) return spec.signal.reason;
+    const code = (err as { code?: unknown } | null)?.code;
+    return err instanceof SvcError || typeof code !== 'string' ? err : networkError(err, spec.method, shown);
+  };
+  const guard = async <T,>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (err) {
+      throw failure(err);
+    }
+  };
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* body;
+      } catch (err) {
+        throw failure(err);
+      }
+    },
+    text: () => guard(() => body.text()),
+    dump: () => body.dump(),
+  };
+}
+
 /** Creates a client for one instance. Close it when done (keep-alive sockets). */
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const roots = parseInstanceUrl(opts.instanceUrl);
-  const dispatcher = createDispatcher(opts);
+  const transportOptions: TransportOptions = { timeoutMs: opts.timeoutMs ?? 30_000, ca: trustedCa(opts) };
+  let transport: Promise<Transport> | undefined;
+  const transportOf = (): Promise<Transport> => (transport ??= openTransport(new URL(roots.instance), transportOptions, opts.env));
+  // Its modules start loading now, beside whatever the caller does before its first request;
+  // a failure to load surfaces at that request.
+  transportOf().catch(() => undefined);
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...opts.retry };
   const deadlineMs = opts.deadlineMs ?? 120_000;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const log = opts.log;
 
-  async function attempt(spec: RequestSpec, url: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal): Promise<RawResponse> {
     const { body, type } = bodyOf(spec);
     const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json, text/csv;q=0.9, */*;q=0.1', ...spec.headers };
     if (type) headers['content-type'] = type;
     if (spec.auth !== false && opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (log && opts.env.SVC_DEBUG?.split(',').includes('http')) for (const line of redactHeaders(headers)) log(`  ${line}`);
-    const { origin } = new URL(url);
-    return dispatchRequest.call(dispatcher, { origin, path: url.slice(origin.length), method: spec.method, headers, body, signal });
+    return (await transportOf()).send({ url, method: spec.method, headers, body, signal });
   }
 
-  type Outcome = { res: Dispatcher.ResponseData; err?: undefined } | { res?: undefined; err: unknown };
+  type Outcome = { res: RawResponse; err?: undefined } | { res?: undefined; err: unknown };
 
   /** How long to wait before another try, or undefined when this outcome is final. */
   function retryWait(o: Outcome, n: number, retryable: boolean, deadline: number): number | undefined {
@@ -189,13 +227,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   }
 
   /** The answer as a response, or the typed error its status stands for. */
-  async function finish(spec: RequestSpec, res: Dispatcher.ResponseData, url: string, shown: string): Promise<HttpResponse> {
+  async function finish(spec: RequestSpec, res: RawResponse, url: string, shown: string): Promise<HttpResponse> {
+    const body = guardedBody(res.body, spec, shown);
     if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
-      await res.body.dump();
+      await body.dump();
       throw new RedirectError(res.statusCode, locationOf(res.headers.location, url), spec.method, shown);
     }
     if (res.statusCode >= 400 && !(spec.accept ?? []).includes(res.statusCode)) {
-      const text = spec.method === 'HEAD' ? '' : await res.body.text();
+      const text = spec.method === 'HEAD' ? '' : await body.text();
       throw statusError(res.statusCode, text, spec.method, shown);
     }
     // A body cut off by the caller's signal fails with the signal's reason, not a parse error.
@@ -210,12 +249,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     return {
       status: res.statusCode,
       headers: res.headers,
-      body: res.body,
-      text: () => reading(() => res.body.text()),
-      json: <T,>() => reading(() => readJsonArray(res.body) as Promise<T>),
+      body,
+      text: () => reading(() => body.text()),
+      json: <T,>() => reading(() => readJsonArray(body) as Promise<T>),
       jsonArray: <T,>(each: (element: unknown) => T) =>
         reading(async () => {
-          const value = await readJsonArray(res.body, each);
+          const value = await readJsonArray(body, each);
           if (!Array.isArray(value)) throw new SvcError(`${spec.method} ${shown} answered ${typeof value === 'object' ? 'an object' : typeof value} where a JSON array was expected`);
           return value as T[];
         }),
@@ -225,7 +264,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   async function request(spec: RequestSpec): Promise<HttpResponse> {
     spec.signal?.throwIfAborted();
     const url = urlOf(roots, spec);
-    const shown = redactUrl(url);
+    const href = url.toString();
+    const shown = redactUrl(href);
     const retryable = isIdempotent(spec);
     const deadline = Date.now() + deadlineMs;
     const controller = new AbortController();
@@ -252,8 +292,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           await untilAborted(sleep(wait), spec.signal);
           continue;
         }
-        if (outcome.res) return await finish(spec, outcome.res, url, shown);
-        if (signal.aborted) throw networkError({ code: 'UND_ERR_HEADERS_TIMEOUT' }, spec.method, shown);
+        if (outcome.res) return await finish(spec, outcome.res, href, shown);
+        if (signal.aborted) throw networkError({ code: TIMEOUT_CODES.deadline }, spec.method, shown);
         throw networkError(outcome.err, spec.method, shown);
       }
     } finally {
@@ -261,5 +301,13 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     }
   }
 
-  return { roots, request, close: () => dispatcher.close() };
+  return {
+    roots,
+    request,
+    close: async () => {
+      const t = transport;
+      transport = undefined;
+      await (await t?.catch(() => undefined))?.close();
+    },
+  };
 }

@@ -76,6 +76,17 @@ const TLS_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** svc's own (node-transport.ts, the deadline) and undici's. */
+const TIMEOUT_CODES = new Set([
+  'SVC_CONNECT_TIMEOUT',
+  'SVC_HEADERS_TIMEOUT',
+  'SVC_BODY_TIMEOUT',
+  'SVC_DEADLINE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 /** Turns an undici / Node error into a one-line NetworkError naming the fix. */
 export function networkError(err: unknown, method: string, url: string): NetworkError {
   const e = err as { code?: string; cause?: { code?: string; message?: string }; message?: string };
@@ -85,8 +96,9 @@ export function networkError(err: unknown, method: string, url: string): Network
     return new NetworkError(`${where}: the server's certificate is not trusted (${code}); pass --ca-file <CA file> or set NODE_EXTRA_CA_CERTS (for a sandbox started with --https, use the caFile it printed)`, code);
   }
   if (code === 'ECONNREFUSED') return new NetworkError(`${where}: connection refused; is the service (or svc sandbox) running?`, code);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new NetworkError(`${where}: no answer in time; raise --timeout or check the network`, code);
+  if (code && TIMEOUT_CODES.has(code)) return new NetworkError(`${where}: no answer in time; raise --timeout or check the network`, code);
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
+    return new NetworkError(`${where}: the other side closed the connection before the answer was complete (${code})`, code);
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new NetworkError(`${where}: host not found; check the instance URL`, code);
   const detail = e.cause?.message ?? e.message ?? String(err);

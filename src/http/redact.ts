@@ -29,3 +29,20 @@ export function redactHeaders(headers: Readonly<Record<string, string>>): string
     return `${k}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
   });
 }
+
+/**
+ * Text that holds a request target, such as a server's log line
+ * (`POST /demo/auth/v1/login?name=demo&password=… 200 3ms`), with the values
+ * of secret query parameters replaced; everything else is left as it is.
+ */
+export function redactQueryValues(text: string): string {
+  return text.replace(/([?&])([^=&#\s]+)=[^&#\s]*/g, (whole: string, sep: string, key: string) => {
+    let name = key;
+    try {
+      name = decodeURIComponent(key.replace(/\+/g, ' '));
+    } catch {
+      // A malformed escape: judge the name as written.
+    }
+    return SECRET_PARAMS.test(name) ? `${sep}${key}=${REDACTED}` : whole;
+  });
+}

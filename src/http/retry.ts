@@ -7,12 +7,20 @@
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 const RETRY_CODES = new Set([
+  // node:http (a dropped connection is ECONNRESET, "socket hang up" before any answer) and the system
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',
   'EPIPE',
   'ETIMEDOUT',
   'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // svc's own timeouts (node-transport.ts)
+  'SVC_CONNECT_TIMEOUT',
+  'SVC_HEADERS_TIMEOUT',
+  'SVC_BODY_TIMEOUT',
+  // undici (the proxy transport)
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_CONNECT_TIMEOUT',

@@ -1,11 +1,6 @@
-// Types for the undici modules the client imports directly (see client.ts):
-// each exports one class or function as module.exports, typed by undici's own
-// declarations.
-declare module 'undici/lib/dispatcher/agent.js' {
-  import { Agent } from 'undici';
-  export default Agent;
-}
-
+// Types for the undici modules the proxy transport imports directly (see
+// undici-transport.ts): each exports one class or function as module.exports,
+// typed by undici's own declarations.
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   import { EnvHttpProxyAgent } from 'undici';
   export default EnvHttpProxyAgent;

@@ -67,6 +67,29 @@ describe('the credential chain', () => {
     expect(warnings[0]).toMatch(/^warning: using secrets stored in plain text in .*credentials\.insecure\.json \(chosen with --insecure-storage\)$/);
   });
 
+  it('opens the keychain and the plain file only when the chain gets to them', async () => {
+    const opened: string[] = [];
+    const store = (kind: 'keychain' | 'plain file', token?: string): (() => Promise<CredentialStore>) => async () => {
+      opened.push(kind);
+      return { kind, get: async () => token, set: async () => undefined, delete: async () => false };
+    };
+    const base = { key: 'p', warn: () => undefined };
+    const lazy = { keychain: store('keychain', 'from-keychain'), plain: store('plain file', 'from-plain') };
+    expect((await resolveToken({ ...base, ...lazy, env: { SVC_TOKEN: 'from-env' } })).token?.source).toBe('env');
+    expect((await resolveToken({ ...base, ...lazy, env: { SVC_TOKEN_FILE: tokenFile('t') } })).token?.source).toBe('token file');
+    expect((await resolveToken({ ...base, ...lazy, env: {}, tokenFile: tokenFile('t') })).token?.source).toBe('flag');
+    expect(opened).toEqual([]);
+    expect((await resolveToken({ ...base, ...lazy, env: {} })).token).toEqual({ token: 'from-keychain', source: 'keychain' });
+    expect(opened).toEqual(['keychain']);
+    opened.length = 0;
+    const empty = { keychain: store('keychain'), plain: store('plain file', 'from-plain') };
+    expect((await resolveToken({ ...base, ...empty, env: {} })).token).toEqual({ token: 'from-plain', source: 'plain file' });
+    expect(opened).toEqual(['keychain', 'plain file']);
+    // Unavailable keychain, opened lazily: the reason is kept, as with a store given directly.
+    const unavailable = await resolveToken({ ...base, keychain: async () => noKeychain, plain: async () => undefined, env: {} });
+    expect(unavailable).toEqual({ keychainProblem: 'no Secret Service on the session bus' });
+  });
+
   it.skipIf(!available)('reads the keychain before a plain file (needs a Secret Service)', async () => {
     const keychain = createKeychainStore({ service: `svc-chain-${process.pid}` });
     const plain = createPlainFileStore(tmp(), () => undefined);

@@ -1,9 +1,12 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/config/profiles.js';
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = (): string => mkdtempSync(join(tmpdir(), 'svc-profiles-'));
 
 describe('profiles', () => {
@@ -35,5 +38,60 @@ describe('profiles', () => {
   it('refuses names that would not survive a shell or a file name', async () => {
     const store = await openProfiles(dir());
     expect(() => store.save({ name: 'my prod', url: 'https://a.example.com/x' })).toThrow("invalid profile name 'my prod'");
+  });
+});
+
+describe('reading and writing the config file', () => {
+  it('reads without writing: an absent file is no profiles, and nothing is created', async () => {
+    const d = join(dir(), 'config');
+    const store = await openProfiles(d);
+    expect(store.list()).toEqual([]);
+    expect(store.current()).toBeUndefined();
+    expect(existsSync(d)).toBe(false);
+  });
+
+  it('writes through conf: tab-indented JSON, mode 0600, read back by a fresh store', async () => {
+    const d = dir();
+    const store = await openProfiles(d);
+    const saved = store.save({ name: 'prod', url: 'https://erp.example.com/acme', user: 'dana' });
+    store.use('prod');
+    const text = readFileSync(join(d, 'config.json'), 'utf8');
+    expect(text).toBe(
+      `{\n\t"profiles": {\n\t\t"prod": {\n\t\t\t"url": "https://erp.example.com/acme",\n\t\t\t"user": "dana",\n\t\t\t"identifier": "${saved.identifier}"\n\t\t}\n\t},\n\t"current": "prod"\n}`,
+    );
+    expect(statSync(join(d, 'config.json')).mode & 0o777).toBe(0o600);
+    const again = await openProfiles(d);
+    expect(again.get('prod')).toEqual(saved);
+    expect(again.current()).toBe('prod');
+  });
+
+  it('sees changes made after it was opened, as conf does (it reads the file at each call)', async () => {
+    const d = dir();
+    const reader = await openProfiles(d);
+    const writer = await openProfiles(d);
+    writer.save({ name: 'later', url: 'https://a.example.com/x' });
+    expect(reader.list().map((p) => p.name)).toEqual(['later']);
+  });
+
+  it('refuses a config file that is not JSON, as conf does', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), '{ "profiles": ');
+    const store = await openProfiles(d);
+    expect(() => store.list()).toThrow(SyntaxError);
+  });
+
+  it.skipIf(!existsSync(join(root, 'dist/svc.js')))('the built svc writes the same file through its bundled conf', () => {
+    const d = dir();
+    const svc = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin/svc.js'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: d, SVC_CONFIG_DIR: d } });
+    expect(svc('profile', 'list', '-o', 'json').stdout).toBe('[]\n');
+    expect(existsSync(join(d, 'config.json'))).toBe(false);
+    const added = svc('profile', 'add', 'prod', '--url', 'https://erp.example.com/acme');
+    expect(added.status, added.stderr).toBe(0);
+    const data = JSON.parse(readFileSync(join(d, 'config.json'), 'utf8')) as { profiles: Record<string, { identifier: string }>; current: string };
+    const identifier = data.profiles.prod?.identifier ?? '';
+    expect(readFileSync(join(d, 'config.json'), 'utf8')).toBe(
+      `{\n\t"profiles": {\n\t\t"prod": {\n\t\t\t"url": "https://erp.example.com/acme",\n\t\t\t"identifier": "${identifier}"\n\t\t}\n\t},\n\t"current": "prod"\n}`,
+    );
+    expect(statSync(join(d, 'config.json')).mode & 0o777).toBe(0o600);
   });
 });

@@ -172,6 +172,28 @@ describe('proxies', () => {
     expect(relayed).toHaveLength(1);
     await direct.close();
   });
+
+  it('tunnels HTTPS through HTTPS_PROXY, trusting the --ca-file on the far side of the tunnel', async () => {
+    const tls = await testCertificate();
+    const https = await startTestSandbox({ tls });
+    const caFile = join(mkdtempSync(join(tmpdir(), 'svc-ca-')), 'ca.pem');
+    writeFileSync(caFile, tls.cert);
+    try {
+      relayed.length = 0;
+      const base = { instanceUrl: https.instanceUrl, token: https.token(), userAgent: 'svc/test', retry: { retries: 0 } };
+      const via = createHttpClient({ ...base, caFile, env: { HTTPS_PROXY: proxyUrl } });
+      expect(await (await via.request({ method: 'GET', root: 'api', path: '/config' })).json()).toMatchObject({ instance: 'demo' });
+      expect(relayed).toEqual([`CONNECT ${new URL(https.instanceUrl).host}`]);
+      await via.close();
+      const untrusted = createHttpClient({ ...base, env: { HTTPS_PROXY: proxyUrl } });
+      const err = (await untrusted.request({ method: 'GET', root: 'api', path: '/config' }).catch((e: unknown) => e)) as NetworkError;
+      expect(err).toBeInstanceOf(NetworkError);
+      expect(err.message).toMatch(/certificate is not trusted/);
+      await untrusted.close();
+    } finally {
+      await https.close();
+    }
+  });
 });
 
 describe('instance URLs and TLS', () => {
