@@ -8,6 +8,7 @@ import { generatedCatalogue } from './resources.gen.js';
 import type { Family, Field, Operation } from './types.js';
 
 export type * from './types.js';
+export { COMPOSITE_TYPES, isComposite } from './types.js';
 
 /** A family with the overrides applied. */
 export interface ResourceFamily extends Family {

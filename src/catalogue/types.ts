@@ -31,8 +31,9 @@ export interface PermissionRule {
 
 /**
  * A field's value type as the client sees it. Integers keep their width;
- * `flag` is an integer restricted to 0/1; `binfile`, `meta`, `items`, `json`,
- * `array` and `object` are composite fields.
+ * `flag` is an integer restricted to 0/1; `binfile` is a stored file (its ID,
+ * or its content when expanded); `meta`, `items`, `json`, `array` and `object`
+ * are composite fields (COMPOSITE_TYPES).
  */
 export type FieldType =
   | 'int16'
@@ -47,6 +48,22 @@ export type FieldType =
   | 'json'
   | 'array'
   | 'object';
+
+/**
+ * The composite field types: structured (JSON) values, read as JSON text
+ * unless expanded, never filtered or sorted on. The one list of them: the
+ * generator, the filter language and the sandbox all ask isComposite.
+ */
+export const COMPOSITE_TYPES = ['meta', 'items', 'json', 'array', 'object'] as const satisfies readonly FieldType[];
+
+export type CompositeType = (typeof COMPOSITE_TYPES)[number];
+
+const compositeTypes: ReadonlySet<FieldType> = new Set(COMPOSITE_TYPES);
+
+/** True for a composite field type (COMPOSITE_TYPES). */
+export function isComposite(type: FieldType): type is CompositeType {
+  return compositeTypes.has(type);
+}
 
 /** One allowed value of an enumerated field, with its symbolic name when the service gives one. */
 export interface EnumValue {

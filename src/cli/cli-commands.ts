@@ -6,10 +6,18 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/suggest.js';
 import type { CommandSpec } from './command.js';
-import type { Program } from './program.js';
+
+/** The command tree as help and completion need it (program.ts builds it). */
+export interface CommandTree {
+  readonly root: Command;
+  /** Adds the verbs of a family group (idempotent); true when `cmd` is one. */
+  populate(cmd: Command): boolean;
+  /** Adds every family's verbs (completion walks them all). */
+  populateAll(): void;
+}
 
 /** `svc help` and `svc completion`, over the program they belong to. */
-export function cliCommands(program: () => Program): CommandSpec<{ words: string[] }>[] {
+export function cliCommands(program: () => CommandTree): CommandSpec<{ words: string[] }>[] {
   return [
     {
       name: 'completion',

@@ -7,26 +7,8 @@
  */
 import type { Context } from './context.js';
 
-/** One option, in commander's flag syntax: `--limit <n>`, `-o, --output <format>`, `--all`, `--no-header`. */
-export interface OptionSpec {
-  readonly flags: string;
-  readonly help: string;
-  /** Repeatable: every value is kept, in order (the flags value is a string[]). */
-  readonly repeatable?: boolean;
-  /** Checks and converts the value as it is parsed (throw UsageError to refuse it). */
-  readonly parse?: (value: string) => unknown;
-  /** The value when the option is not given (shown in help). */
-  readonly defaultValue?: unknown;
-  readonly hidden?: boolean;
-}
-
-/** One positional argument. */
-export interface ArgSpec {
-  readonly name: string;
-  readonly help: string;
-  readonly optional?: boolean;
-  readonly variadic?: boolean;
-}
+export type { ArgSpec, OptionSpec } from './option-spec.js';
+import type { ArgSpec, OptionSpec } from './option-spec.js';
 
 /** What the parser hands a command: its positional arguments and its own flags, nothing of commander. */
 export interface CommandInput {
@@ -39,7 +21,9 @@ export interface CommandInput {
  * UsageError for bad input) so a test can check it without a server; `run`
  * does the work with what the context resolved once (output, profile,
  * connection). Keep `run` a lazy import so start-up loads only the command
- * that runs.
+ * that runs. A command folder keeps its options type and its flags → options
+ * function in options.ts, which command.ts, run.ts and the rest import:
+ * run.ts never imports command.ts, which imports it (lazily).
  */
 export interface CommandSpec<O = unknown> {
   readonly name: string;
@@ -53,9 +37,22 @@ export interface CommandSpec<O = unknown> {
   readonly examples?: readonly string[];
   /** Help section the command is listed under in its parent's help. */
   readonly group?: string;
+  /**
+   * Option-looking words the command does not declare reach its arguments
+   * instead of being refused by the parser; the command checks them itself
+   * (create and update take `-tags=x` as a field argument).
+   */
+  readonly passUnknownOptions?: boolean;
   readonly toOptions: (input: CommandInput) => O;
   readonly run: (opts: O, ctx: Context) => Promise<void>;
 }
+
+/**
+ * The options of a command that takes none of its own (the global flags still
+ * apply): its `toOptions` returns `{}`, and its run takes this type from here,
+ * so the run need not import the command's spec.
+ */
+export type NoOptions = Readonly<Record<string, never>>;
 
 /** A command group (`svc profile …`): words only; its subcommands do the work. */
 export interface GroupSpec {

@@ -3,33 +3,10 @@
  * `process`; tests build their own (test/helpers/deps.ts).
  */
 
-/** A writable text stream and what svc needs to know about its terminal. */
-export interface OutStream {
-  /** Text, or UTF-8 bytes (exports hand over encoded pages). */
-  write(chunk: string | Uint8Array): boolean;
-  /**
-   * Calls back once the stream has taken what it buffered after a write that
-   * returned false (a real stream's 'drain'); streamed output waits for it
-   * (src/output/drain.ts), so a slow reader of a pipe slows svc down instead
-   * of filling its memory.
-   */
-  once?(event: 'drain' | 'error' | 'close', listener: (err?: unknown) => void): unknown;
-  removeListener?(event: 'drain' | 'error' | 'close', listener: (err?: unknown) => void): unknown;
-  /** The error that broke the stream (a real stream's writableErrored), so a full disk is reported, not waited on. */
-  readonly writableErrored?: unknown;
-  /** Closed: nothing more can be written. */
-  readonly destroyed?: boolean;
-  readonly isTTY: boolean;
-  /** Terminal width in characters, when known. */
-  readonly columns?: number | undefined;
-}
+import type { InStream, OutStream } from '../output/io.js';
 
-/** Standard input; read only when a command is told to (`--data-file -`, `--password-stdin`) or asks on a terminal. */
-export interface InStream extends AsyncIterable<string | Buffer> {
-  readonly isTTY: boolean;
-  /** On a terminal: stop echoing typed characters (for passwords). */
-  setRawMode?(mode: boolean): unknown;
-}
+/** The stream types live with the formatters that write to them (src/output/io.ts). */
+export type { InStream, OutStream } from '../output/io.js';
 
 export interface Deps {
   readonly stdout: OutStream;

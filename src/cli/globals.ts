@@ -3,7 +3,7 @@
  * their plain typed form. program.ts reads them from commander once per run.
  */
 import { outputFormats, resolveFormat } from '../output/format.js';
-import type { OptionSpec } from './command.js';
+import type { OptionSpec } from './option-spec.js';
 
 export const globalOptionSpecs: readonly OptionSpec[] = [
   {

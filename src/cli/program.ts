@@ -9,11 +9,12 @@ import { Command, Option } from 'commander';
 import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
 import { commands } from '../commands/index.js';
 import { allows, recordVerbs } from '../commands/records/verbs.js';
+import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './command.js';
 import { createContext } from './context.js';
-import { cliCommands } from './cli-commands.js';
-import { addLegacy, addLegacyTail, addLegacyVerbs } from './legacy-program.js';
+import { cliCommands, type CommandTree } from './cli-commands.js';
 import type { Deps } from './deps.js';
 import { globalOptionSpecs, toGlobals } from './globals.js';
 
@@ -75,9 +76,26 @@ function addSpec(parent: Command, spec: AnySpec, runner: Runner): Command {
     cmd.argument(a.optional ? `[${name}]` : `<${name}>`, a.help);
   }
   for (const o of spec.options ?? []) cmd.addOption(optionOf(o));
+  if (spec.passUnknownOptions) cmd.allowUnknownOption();
   const after = renderHelpAfter(spec);
   if (after) cmd.addHelpText('after', after);
   cmd.action(async (...params: unknown[]) => runner(spec, params.slice(0, spec.args?.length ?? 0), params[params.length - 1] as Command));
+  return cmd;
+}
+
+/**
+ * A hand-written command that shares its word with a family (`svc resources`):
+ * the family's verbs join it as subcommands, and any other word after it is
+ * refused with the nearest verb.
+ */
+function sharedWith(cmd: Command, family: ResourceFamily): Command {
+  cmd.argument('[verb]', `a verb of the family named ${family.name}`);
+  cmd.hook('preAction', (self, action) => {
+    const word = action === self ? self.args[0] : undefined;
+    if (word === undefined) return;
+    const path = commandPath(self);
+    throw new UsageError(`unknown command '${word}' for '${path}'${didYouMean(word, self.commands.map((c) => c.name()))} (run '${path} --help')`);
+  });
   return cmd;
 }
 
@@ -86,13 +104,7 @@ function groupSummary(f: ResourceFamily): string {
 }
 
 /** The program and what it needs beyond commander: adding a family's verbs on demand. */
-export interface Program {
-  readonly root: Command;
-  /** Adds the verbs of a family group (idempotent); true when `cmd` is one. */
-  populate(cmd: Command): boolean;
-  /** Adds every family's verbs (completion walks them all). */
-  populateAll(): void;
-}
+export type Program = CommandTree;
 
 /** Builds the command tree. Cheap: command bodies load when they run, family verbs when a family is used. */
 export function buildProgram(deps: Deps): Program {
@@ -125,16 +137,16 @@ export function buildProgram(deps: Deps): Program {
       await ctx.close();
     }
   };
-  addLegacy(root, deps, () => program);
-  for (const spec of [...cliCommands(() => program), ...commands]) addSpec(root, spec, runner);
-  addLegacyTail(root, deps);
+  // svc's own commands (completion, help) are listed after those about the catalogue (resources, describe).
+  const own = commands.findIndex((c) => c.name === 'describe') + 1;
+  for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner);
 
   const pending = new Map<Command, ResourceFamily>();
   for (const family of families) {
     // A family may share its name with a hand-written command (the family `resources`
     // and `svc resources`): its verbs then join that command.
     const existing = root.commands.find((c) => c.name() === family.name);
-    const group = existing ?? root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
+    const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
     pending.set(group, family);
   }
   const populate = (cmd: Command): boolean => {
@@ -145,7 +157,6 @@ export function buildProgram(deps: Deps): Program {
       const spec = allows(verb, family) ? verb.spec(family) : undefined;
       if (spec) addSpec(cmd, spec, runner);
     }
-    addLegacyVerbs(cmd, family, deps, recordVerbs.map((v) => v.name));
     return true;
   };
   root.hook('preSubcommand', (_root, sub) => void populate(sub));

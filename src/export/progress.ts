@@ -3,7 +3,7 @@
  * rows per second and an estimate of the time left. Redrawn at most a few
  * times a second; cleared when the export ends.
  */
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from '../output/io.js';
 
 export interface Progress {
   /** Rows written so far. */

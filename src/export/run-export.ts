@@ -5,7 +5,7 @@
  * failure or an interrupt the target is untouched and the checkpoint stays.
  */
 import { stat } from 'node:fs/promises';
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from '../output/io.js';
 import { ExitCode, SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { HeldLock, LockProcesses } from '../util/file-lock.js';

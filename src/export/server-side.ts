@@ -4,7 +4,7 @@
  * arrives, never held whole. Not resumable: a failure removes the partial file
  * and leaves the target untouched.
  */
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from '../output/io.js';
 import { SvcError } from '../errors.js';
 import type { LockProcesses } from '../util/file-lock.js';
 import { openFileSink, removePartial } from './atomic-file.js';

@@ -8,7 +8,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from '../output/io.js';
 import { drained } from '../output/drain.js';
 import { writeFailed } from '../util/io-error.js';
 

@@ -4,12 +4,11 @@
  * field (`extdata.<name>`, any name, no declared type). Unknown names get a
  * did-you-mean; composite and computed fields cannot be filtered.
  */
-import { findFamily, suggestField, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
+import { findFamily, isComposite, suggestField, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
 import type { PathNode } from './ast.js';
 import { fail, ok, type Result } from './errors.js';
 
 const EXTDATA = 'extdata';
-const COMPOSITE = new Set(['meta', 'items', 'json', 'array', 'object']);
 
 /** A path made usable: its spelling for the service and its field (undefined for extension fields). */
 export interface Target {
@@ -47,7 +46,7 @@ function relatedPath(family: ResourceFamily, refField: ResourceField, rest: stri
 }
 
 function usable(family: ResourceFamily, field: ResourceField, path: string, node: PathNode): Result<Target> {
-  if (COMPOSITE.has(field.type)) {
+  if (isComposite(field.type)) {
     return fail(`field '${path}' on ${family.name} is a composite (${field.type}) field and cannot be filtered`, node.start, node.end);
   }
   if (!field.filterable) return fail(`field '${path}' on ${family.name} is computed, not stored, and cannot be filtered`, node.start, node.end);

@@ -1,8 +1,7 @@
-import type { EnumValue, Field, FieldRef, FieldType } from '../catalogue/types.js';
+import { isComposite, type EnumValue, type Field, type FieldRef, type FieldType } from '../catalogue/types.js';
 import { domainField, parseDomainCheck, type DomainFacts } from './checks.js';
 import type { ApiSchema, DbField, DbTable } from './spec-types.js';
 
-const COMPOSITE: readonly FieldType[] = ['meta', 'items', 'json', 'array', 'object'];
 /**
  * Fields the service sets itself; a client never writes them. The documents
  * say creator and creationdate "default to" the user and time of creation, but
@@ -135,7 +134,7 @@ export function buildField(
     timestamp: type === 'int64' && /unix timestamp/i.test(head.description ?? ''),
     writable: ctx.writable && !SERVICE_SET.has(name),
     required: Boolean(db && db.notnull && db.default === null && !db.identity && !db.generated && !hasApiDefault),
-    filterable: Boolean(db) && !COMPOSITE.includes(type),
+    filterable: Boolean(db) && !isComposite(type),
     indexed: db?.indexed === true,
     stored: Boolean(db),
   };

@@ -1,4 +1,4 @@
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from './io.js';
 import { cellText, toCell } from './cells.js';
 import { drained } from './drain.js';
 import type { Column, Row } from './view.js';
@@ -18,29 +18,46 @@ function quoted(text: string): string {
 }
 
 /**
- * One RFC 4180 record: a field is quoted when it holds the quote, the
- * delimiter or a line break, and quotes inside are doubled. The same bytes as
- * csv-stringify with its defaults (a test compares them on random text), at a
- * fraction of the cost, which matters for million-row exports.
+ * The one CSV quoting rule (RFC 4180): a field is quoted (see `quoted`) when
+ * it holds the quote, the delimiter or a line break. Every CSV svc writes
+ * (query output, export files and their header) is quoted by this test;
+ * build it once per output, as it is compiled for the delimiter.
  */
-export function csvLine(values: readonly string[], delimiter = ',', eol = '\n'): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] ?? '';
-    if (i > 0) line += delimiter;
-    line += v.includes('"') || v.includes(delimiter) || v.includes('\n') || v.includes('\r') ? quoted(v) : v;
-  }
-  return line + eol;
+function needsQuotes(delimiter: string): RegExp {
+  return new RegExp(`["\\r\\n]|${delimiter.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}`, 'u');
+}
+
+/** A writer of CSV lines from their fields' text, for one delimiter and line ending. */
+export function createCsvLineWriter(delimiter = ',', eol = '\n'): (values: readonly string[]) => string {
+  const special = needsQuotes(delimiter);
+  return (values) => {
+    let line = '';
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) line += delimiter;
+      const text = values[i] ?? '';
+      line += special.test(text) ? quoted(text) : text;
+    }
+    return line + eol;
+  };
 }
 
 /**
- * A writer of whole records: `write(row)` gives the same text as
- * `csvLine(keys.map((k) => toCell(row[k])), delimiter, eol)` without building
- * the arrays in between (exports write millions of lines). Numbers skip the
- * quoting test unless the delimiter could occur in one.
+ * One CSV record from its fields' text. The same bytes as csv-stringify with
+ * its defaults (a test compares them on random text), at a fraction of the
+ * cost, which matters for million-row exports.
+ */
+export function csvLine(values: readonly string[], delimiter = ',', eol = '\n'): string {
+  return createCsvLineWriter(delimiter, eol)(values);
+}
+
+/**
+ * The export's fast path, by the same rule: `write(row)` gives the same text
+ * as `csvLine(keys.map((k) => toCell(row[k])), delimiter, eol)` without
+ * building the arrays in between (exports write millions of lines). Numbers
+ * skip the quoting test unless the delimiter could occur in one.
  */
 export function createCsvRecordWriter(keys: readonly string[], delimiter = ',', eol = '\n'): (row: Row) => string {
-  const special = new RegExp(`["\\r\\n]|${delimiter.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}`, 'u');
+  const special = needsQuotes(delimiter);
   const numbersPlain = !/[-+.0-9a-zA-Z]/.test(delimiter);
   const n = keys.length;
   return (row) => {
@@ -70,10 +87,9 @@ export async function writeCsvRows(
   rows: Iterable<Row> | AsyncIterable<Row>,
   opts: DelimitedOptions = {},
 ): Promise<void> {
-  const delimiter = opts.delimiter ?? ',';
-  const eol = opts.eol ?? '\n';
-  if (opts.header !== false) out.write(csvLine(columns.map((c) => c.header ?? c.key), delimiter, eol));
-  for await (const row of rows) if (!out.write(csvLine(columns.map((c) => cellText(row, c)), delimiter, eol))) await drained(out);
+  const line = createCsvLineWriter(opts.delimiter ?? ',', opts.eol ?? '\n');
+  if (opts.header !== false) out.write(line(columns.map((c) => c.header ?? c.key)));
+  for await (const row of rows) if (!out.write(line(columns.map((c) => cellText(row, c))))) await drained(out);
 }
 
 /** Escapes a TSV field: backslash, tab, CR and LF become \\, \t, \r, \n (the PostgreSQL text convention). */

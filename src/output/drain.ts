@@ -1,4 +1,4 @@
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from './io.js';
 import { untilAborted } from '../util/abortable.js';
 import { writeFailed } from '../util/io-error.js';
 

@@ -1,4 +1,4 @@
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from './io.js';
 import { drained } from './drain.js';
 import type { Row } from './view.js';
 

@@ -1,4 +1,4 @@
-import type { OutStream } from '../cli/deps.js';
+import type { OutStream } from './io.js';
 import type { OutputFormat } from './format.js';
 import { writeJsonRows, writeJsonValue, writeNdjsonRows } from './json.js';
 import type { ObjectView, RecordsView, Row, View } from './view.js';

@@ -3,7 +3,7 @@
  * integer width, flag, enum, bounds, length, pattern, text rules and JSON
  * kind. Pure; returns the problem as one line, or undefined.
  */
-import type { ResourceFamily, ResourceField } from '../catalogue/index.js';
+import { isComposite, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
 
 const INT_RANGE: Record<string, readonly [number, number]> = {
   int16: [-32768, 32767],
@@ -92,7 +92,7 @@ export function checkValue(family: ResourceFamily, field: ResourceField, v: unkn
       ? undefined
       : `${where} takes {"content": <Base64>} or {"uri": <data URI>}; write ${field.name}:='{"content": "…"}'`;
   }
-  if (field.type === 'meta' || field.type === 'items' || field.type === 'json' || field.type === 'array' || field.type === 'object') {
+  if (isComposite(field.type)) {
     return jsonProblem(where, field, v);
   }
   return undefined;

@@ -5,7 +5,9 @@
  */
 import { enumNameOf, findField, type ResourceFamily, type Rule } from '../catalogue/index.js';
 import type { RecordBody } from './convert.js';
-import type { WriteMode } from './validate.js';
+
+/** What a body is checked for: a new record, or changes to one. */
+export type WriteMode = 'create' | 'update';
 
 /** The value a field will have: given, or (on create) its default; undefined when unknown. */
 function valueOf(family: ResourceFamily, body: RecordBody, name: string, mode: WriteMode): unknown {

@@ -9,10 +9,10 @@ import { findField, suggestField, type ResourceFamily, type Rule } from '../cata
 import { UsageError } from '../errors.js';
 import { checkValue } from './check-value.js';
 import type { RecordBody } from './convert.js';
-import { checkRule } from './rules.js';
+import { checkRule, type WriteMode } from './rules.js';
 
 /** Whether the body is for a new record (required fields apply) or an update of given fields. */
-export type WriteMode = 'create' | 'update';
+export type { WriteMode } from './rules.js';
 
 function isStringList(v: unknown): boolean {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');

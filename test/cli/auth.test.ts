@@ -12,16 +12,14 @@ import { createKeychainStore } from '../../src/auth/keychain.js';
 import { accountName, type CredentialStore } from '../../src/auth/store.js';
 import { openProfiles } from '../../src/config/profiles.js';
 import { table } from '../../src/sandbox/schema.js';
-import { svc as run, type CliResult } from '../helpers/deps.js';
-import { keychainAvailable } from '../helpers/keychain.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let sb: TestSandbox;
+import { svc as run, type CliRun } from '../helpers/cli.js';
+import { keychainAvailable, NO_KEYCHAIN } from '../helpers/keychain.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 let hasKeychain = false;
 let configDir: string;
 let keychain: CredentialStore;
 
-function svc(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}): Promise<CliResult> {
+function svc(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
   return run(argv, { ...opts, env: { NO_COLOR: '1', ...opts.env }, configDir, keychain: () => keychain });
 }
 
@@ -48,13 +46,10 @@ async function status(argv: string[], env: Record<string, string> = {}): Promise
   return JSON.parse(r.stdout) as Status;
 }
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  hasKeychain = await keychainAvailable();
-});
+const sb = useTestSandbox();
 
-afterAll(async () => {
-  await sb.close();
+beforeAll(async () => {
+  hasKeychain = await keychainAvailable();
 });
 
 beforeEach(() => {
@@ -173,7 +168,7 @@ describe('svc auth status', () => {
   });
 
   it('reports a token in the keychain, with the user and expiry of the login', async (ctx) => {
-    if (!hasKeychain) ctx.skip();
+    if (!hasKeychain) ctx.skip(NO_KEYCHAIN);
     const profiles = await openProfiles(configDir);
     const expires = Math.floor(Date.now() / 1000) + 86_400;
     profiles.save({ name: 'sb', url: sb.instanceUrl, user: 'demo', tokenExpires: expires });

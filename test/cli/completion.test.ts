@@ -5,7 +5,7 @@ import { completionHints } from '../../src/cli/completion-view.js';
 import { fullTree } from '../../src/cli/program.js';
 import { completionFiles, renderCompletion, shells } from '../../src/gen/completions.js';
 import { inertDeps } from '../../src/cli/inert-deps.js';
-import { svc } from '../helpers/deps.js';
+import { svc } from '../helpers/cli.js';
 
 const dir = new URL('../../completions/', import.meta.url);
 

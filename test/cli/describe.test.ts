@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { svc } from '../helpers/deps.js';
+import { svc } from '../helpers/cli.js';
 
 describe('svc describe', () => {
   it('explains a family on a terminal: facts, then one row per field', async () => {

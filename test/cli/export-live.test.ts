@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -54,55 +54,89 @@ describe('svc <family> export on a flaky, changing service', () => {
 });
 
 describe('svc <family> export stopped by a signal (spawned, needs npm run build)', () => {
+  const args = (file: string): string[] => ['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file];
+
+  /** `svc accounts export` in a child process against the file's sandbox (bin/svc.js, so a signal reaches svc itself). */
+  function spawnExport(argv: string[], env: Record<string, string> = {}): ChildProcess {
+    const s = sandbox();
+    const childEnv = { ...process.env, SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), SVC_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', ...env };
+    return spawn(process.execPath, ['bin/svc.js', ...argv], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  }
+
+  /**
+   * Resolves at the first accounts request the sandbox receives once `ready()`
+   * holds, and stalls that request, so the export stays exactly there until it
+   * is signalled: the test waits on the export's own requests, never on a clock.
+   * Rejects if the export ends first.
+   */
+  function stallOnceReady(child: ChildProcess, ready: () => boolean): Promise<void> {
+    const hooks = sandbox().sandbox.hooks;
+    return new Promise((resolve, reject) => {
+      hooks.onArrival = (_method, url) => {
+        if (!url.includes('/api/v1/accounts') || !ready()) return;
+        hooks.onArrival = undefined;
+        hooks.failNext({ path: url, fault: { delayMs: 60_000 } }); // ends when the client goes away
+        resolve();
+      };
+      child.once('exit', (code) => reject(new Error(`the export ended (exit ${code}) before the state the test waits for`)));
+    });
+  }
+
+  const exited = (child: ChildProcess): Promise<number | null> =>
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('close', (c) => r(c)));
+  const readCheckpoint = (file: string): { rows: number; bytes: number } | undefined => {
+    const path = `${file}.svc-checkpoint.json`;
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { rows: number; bytes: number }) : undefined;
+  };
+
   it('exits 130 on SIGINT leaving the target untouched; --resume completes it byte-identically', async () => {
     const s = sandbox();
     const dir = tempDir();
     const reference = join(dir, 'ref.csv');
-    expect((await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', reference])).code).toBe(0);
+    expect((await run(args(reference))).code).toBe(0);
     const file = join(dir, 'nightly.csv');
     writeFileSync(file, 'old\n');
+    // Slow pages, so the checkpoint (saved once a second) is written while pages still arrive.
     s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { delayMs: 150 }, times: 1000 });
-    const env = { ...process.env, SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), SVC_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
-    const child = spawn(process.execPath, ['bin/svc.js', 'accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnExport(args(file));
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const checkpoint = `${file}.svc-checkpoint.json`;
-    const rowsSoFar = (): number => (existsSync(checkpoint) ? (JSON.parse(readFileSync(checkpoint, 'utf8')) as { rows: number }).rows : 0);
-    while (rowsSoFar() < 300 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    await stallOnceReady(child, () => (readCheckpoint(file)?.rows ?? 0) >= 300);
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    const code = await exited(child);
     s.sandbox.hooks.reset();
     expect(stderr).toMatch(/interrupted by SIGINT.*--resume/);
     expect(code).toBe(130);
     expect(readFileSync(file, 'utf8')).toBe('old\n');
-    expect(rowsSoFar()).toBeGreaterThanOrEqual(300);
-    const resumed = await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file, '--resume']);
+    expect(readCheckpoint(file)?.rows).toBeGreaterThanOrEqual(300);
+    const resumed = await run([...args(file), '--resume']);
     expect(resumed.code).toBe(0);
     expect(sha256File(file)).toBe(sha256File(reference));
   }, 60_000);
 
   it('survives SIGKILL: the partial file may run past the last checkpoint, and --resume still gives identical bytes', async () => {
-    const s = sandbox();
     const dir = tempDir();
     const reference = join(dir, 'ref.csv');
-    expect((await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', reference])).code).toBe(0);
+    expect((await run(args(reference))).code).toBe(0);
     const file = join(dir, 'nightly.csv');
-    s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { delayMs: 100 }, times: 1000 });
-    const env = { ...process.env, SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), SVC_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
-    const child = spawn(process.execPath, ['bin/svc.js', 'accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file], { env, stdio: 'ignore' });
-    const checkpoint = `${file}.svc-checkpoint.json`;
-    const saved = (): { rows: number; bytes: number } | undefined => (existsSync(checkpoint) ? (JSON.parse(readFileSync(checkpoint, 'utf8')) as { rows: number; bytes: number }) : undefined);
-    while ((saved()?.rows ?? 0) === 0 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
-    // Half the checkpoint interval: a few more pages reach the partial file, none reach the checkpoint.
-    await new Promise((r) => setTimeout(r, 500));
-    child.kill('SIGKILL');
-    await new Promise((r) => child.on('close', r));
-    s.sandbox.hooks.reset();
-    const ck = saved();
+    const partial = `${file}.svc-partial`;
+    // A run that saves its checkpoint after every page, killed once one holds rows.
+    const first = spawnExport(args(file), { SVC_CHECKPOINT_EVERY: '1ms' });
+    await stallOnceReady(first, () => (readCheckpoint(file)?.rows ?? 0) > 0);
+    first.kill('SIGKILL');
+    await exited(first);
+    const ck = readCheckpoint(file);
     expect(ck?.rows).toBeGreaterThan(0);
-    expect(statSync(`${file}.svc-partial`).size).toBeGreaterThan(ck?.bytes ?? Infinity);
+    // Resumed by a run that saves none before it ends (every hour), killed once its partial file runs past the checkpoint.
+    const second = spawnExport([...args(file), '--resume'], { SVC_CHECKPOINT_EVERY: '1h' });
+    await stallOnceReady(second, () => existsSync(partial) && statSync(partial).size > (ck?.bytes ?? Infinity));
+    second.kill('SIGKILL');
+    await exited(second);
+    sandbox().sandbox.hooks.reset();
+    expect(readCheckpoint(file)).toEqual(ck);
+    expect(statSync(partial).size).toBeGreaterThan(ck?.bytes ?? Infinity);
     expect(existsSync(file)).toBe(false);
-    const resumed = await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file, '--resume']);
+    const resumed = await run([...args(file), '--resume']);
     expect(resumed.code).toBe(0);
     expect(sha256File(file)).toBe(sha256File(reference));
   }, 60_000);

@@ -139,7 +139,7 @@ describe('svc <family> export --output: what the name points at', () => {
   it('refuses --resume and --manifest on a device, before anything is sent', async (ctx) => {
     const devNull = device('null', ctx);
     const resume = await run(['accounts', 'export', '--format', 'csv', '--output', devNull, '--resume']);
-    expect(resume).toEqual({ code: 2, stdout: '', stderr: `svc: --resume needs a regular file; ${devNull} is a character device, which svc writes straight through\n`, rawMode: [] });
+    expect(resume).toEqual({ code: 2, stdout: '', stderr: `svc: --resume needs a regular file; ${devNull} is a character device, which svc writes straight through\n` });
     const manifest = await run(['accounts', 'export', '--format', 'csv', '--output', devNull, '--manifest']);
     expect(manifest.code).toBe(2);
     expect(manifest.stderr).toContain('--manifest needs a regular file');

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sandboxCli } from '../helpers/cli.js';
-import { Capture } from '../helpers/deps.js';
+import { Capture, sandboxCli } from '../helpers/cli.js';
 import { parseCsv, seedTrickyAccounts, sha256File, tempDir } from '../export/support.js';
 
 const { sandbox, run } = sandboxCli();
@@ -263,25 +262,14 @@ describe('svc <family> export --server-side', () => {
 
 describe('export --output FILE', () => {
   it('takes the file from the global --output when it is a path, as the issue spells it', async () => {
-    const { mkdtempSync, readFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { startTestSandbox } = await import('../helpers/sandbox.js');
-    const { cli, tempConfigDir } = await import('../helpers/cli.js');
-    const s = await startTestSandbox();
-    try {
-      const file = join(mkdtempSync(join(tmpdir(), 'svc-export-')), 'users.csv');
-      const env = { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token() };
-      const r = await cli(['users', 'export', '--fields', 'name', '--output', file], { configDir: tempConfigDir(), env });
-      expect(r.code, r.stderr).toBe(0);
-      expect(readFileSync(file, 'utf8')).toBe('name\ndemo\nreader\nfield\nsecure\nstaff\n');
-      const twice = await cli(['users', 'export', '--output', file, '--output-file', file], { configDir: tempConfigDir(), env });
-      expect(twice.code).toBe(2);
-      const notAFormat = await cli(['users', 'query', '--output', 'users.csv'], { configDir: tempConfigDir(), env });
-      expect(notAFormat).toMatchObject({ code: 2, stdout: '' });
-      expect(notAFormat.stderr).toBe("svc: unknown output format 'users.csv' (choose table, json, ndjson, csv, tsv)\n");
-    } finally {
-      await s.close();
-    }
+    const file = join(tempDir(), 'users.csv');
+    const r = await run(['users', 'export', '--fields', 'name', '--output', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('name\ndemo\nreader\nfield\nsecure\nstaff\n');
+    const twice = await run(['users', 'export', '--output', file, '--output-file', file]);
+    expect(twice.code).toBe(2);
+    const notAFormat = await run(['users', 'query', '--output', 'users.csv']);
+    expect(notAFormat).toMatchObject({ code: 2, stdout: '' });
+    expect(notAFormat.stderr).toBe("svc: unknown output format 'users.csv' (choose table, json, ndjson, csv, tsv)\n");
   });
 });

@@ -5,19 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountName } from '../../src/auth/store.js';
 import { openProfiles } from '../../src/config/profiles.js';
 import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
-import { cli, tempConfigDir, testKeychain } from '../helpers/cli.js';
+import { svc, tempConfigDir, testKeychain } from '../helpers/cli.js';
 import { keychainAvailable } from '../helpers/keychain.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 const available = await keychainAvailable();
-let s: TestSandbox;
 let appsecret = '';
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   appsecret = s.sandbox.credentials.demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret ?? '';
 });
-afterAll(() => s.close());
 
 /** A config dir with a profile 'test' pointing at the sandbox. */
 async function profileDir(): Promise<string> {
@@ -49,7 +48,7 @@ describe.skipIf(!available)('svc login and logout with the keychain (needs a Sec
     const configDir = await profileDir();
     const keychain = testKeychain();
     const env = { SVC_APPSECRET: appsecret };
-    const login = await cli(['login', '--user', 'demo', '--password-stdin', '--verbose'], { configDir, keychain, env, stdin: [`${password('demo')}\n`] });
+    const login = await svc(['login', '--user', 'demo', '--password-stdin', '--verbose'], { configDir, keychain, env, stdin: [`${password('demo')}\n`] });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toBe('');
     expect(login.stderr).toMatch(/^signed in to test as demo \(token in the keychain, expires \d{4}-\d{2}-\d{2}\)$/m);
@@ -62,19 +61,19 @@ describe.skipIf(!available)('svc login and logout with the keychain (needs a Sec
     }
     expect((await openProfiles(configDir)).get('test')).toMatchObject({ user: 'demo', tokenExpires: expect.any(Number) });
 
-    const logout = await cli(['logout'], { configDir, keychain, env: {} });
+    const logout = await svc(['logout'], { configDir, keychain, env: {} });
     expect(logout.code).toBe(0);
     expect(logout.stderr).toBe('signed out of test: the token was invalidated\n');
     expect(await keychain().get(accountName('profile:test', 'token'))).toBeUndefined();
     expect(await tokenWorks(token)).toBe(401);
-    const again = await cli(['logout'], { configDir, keychain, env: {} });
+    const again = await svc(['logout'], { configDir, keychain, env: {} });
     expect(again.stderr).toBe('not signed in to test; nothing to do\n');
   });
 
   it('asks on a terminal: user, hidden password and secret, then keeps the secret for next time', async () => {
     const configDir = await profileDir();
     const keychain = testKeychain();
-    const first = await cli(['login'], { configDir, keychain, tty: true, stdin: ['demo\r', `${password('demo')}\r`, `${appsecret}\r`] });
+    const first = await svc(['login'], { configDir, keychain, tty: true, stdin: ['demo\r', `${password('demo')}\r`, `${appsecret}\r`] });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('user name or e-mail: ');
     expect(first.stderr).toContain('password for demo: ');
@@ -82,7 +81,7 @@ describe.skipIf(!available)('svc login and logout with the keychain (needs a Sec
     expect(first.rawMode).toEqual([true, false, true, false]);
     expect(first.stderr).not.toContain(password('demo'));
     expect(await keychain().get(accountName('profile:test', 'appsecret'))).toBe(appsecret);
-    const second = await cli(['login', '--user', 'demo'], { configDir, keychain, tty: true, stdin: [`${password('demo')}\r`] });
+    const second = await svc(['login', '--user', 'demo'], { configDir, keychain, tty: true, stdin: [`${password('demo')}\r`] });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toContain('application secret');
   });
@@ -92,7 +91,7 @@ describe.skipIf(!available)('svc login and logout with the keychain (needs a Sec
     const keychain = testKeychain();
     const secret = s.user('secure').otpsecret ?? '';
     const code = totp(decodeBase32(secret), Math.floor(Date.now() / 1000));
-    const r = await cli(['login', '--user', 'secure'], { configDir, keychain, tty: true, env: { SVC_APPSECRET: appsecret }, stdin: [`${password('secure')}\r`, `${code}\r`] });
+    const r = await svc(['login', '--user', 'secure'], { configDir, keychain, tty: true, env: { SVC_APPSECRET: appsecret }, stdin: [`${password('secure')}\r`, `${code}\r`] });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('one-time code: ');
   });
@@ -101,13 +100,13 @@ describe.skipIf(!available)('svc login and logout with the keychain (needs a Sec
 describe('svc login without the keychain', () => {
   it('keeps the token in a 0600 file with --insecure-storage, and warns whenever it is read', async () => {
     const configDir = await profileDir();
-    const r = await cli(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, env: { SVC_APPSECRET: appsecret }, stdin: [password('demo')] });
+    const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, env: { SVC_APPSECRET: appsecret }, stdin: [password('demo')] });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/token in the plain file/);
     const file = join(configDir, 'credentials.insecure.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await openProfiles(configDir)).get('test')?.insecureStorage).toBe(true);
-    const out = await cli(['logout'], { configDir, env: {} });
+    const out = await svc(['logout'], { configDir, env: {} });
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/warning: using secrets stored in plain text in .*credentials\.insecure\.json/);
     expect(out.stderr).toMatch(/signed out of test: the token was invalidated/);
@@ -116,7 +115,7 @@ describe('svc login without the keychain', () => {
 
   it('answers a wrong password with exit 4 and the reason', async () => {
     const configDir = await profileDir();
-    const r = await cli(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, env: { SVC_APPSECRET: appsecret }, stdin: ['wrong'] });
+    const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, env: { SVC_APPSECRET: appsecret }, stdin: ['wrong'] });
     expect(r).toMatchObject({ code: 4, stdout: '' });
     expect(r.stderr).toBe('svc: login failed: Unauthorized: Invalid credentials (wrong name or password)\n');
   });
@@ -125,12 +124,12 @@ describe('svc login without the keychain', () => {
     const configDir = await profileDir();
     const base = ['login', '--user', 'secure', '--password-stdin', '--insecure-storage'];
     const env = { SVC_APPSECRET: appsecret };
-    const without = await cli(base, { configDir, env, stdin: [password('secure')] });
+    const without = await svc(base, { configDir, env, stdin: [password('secure')] });
     expect(without.code).toBe(4);
     expect(without.stderr).toBe('svc: this account uses two-factor authentication: pass --otp CODE (or set SVC_OTP) with the code from its authenticator\n');
     // The next time step's code: the terminal test above may have used this step's, and a code is accepted once.
     const code = totp(decodeBase32(s.user('secure').otpsecret ?? ''), Math.floor(Date.now() / 1000) + 30);
-    const withCode = await cli([...base, '--otp', code], { configDir, env, stdin: [password('secure')] });
+    const withCode = await svc([...base, '--otp', code], { configDir, env, stdin: [password('secure')] });
     expect(withCode.code, withCode.stderr).toBe(0);
   });
 
@@ -143,7 +142,7 @@ describe('svc login without the keychain', () => {
       [['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], {}, 'svc: the application secret is needed and there is no terminal to ask on: set SVC_APPSECRET, or pass --appsecret-stdin\n'],
     ];
     for (const [argv, env, message] of cases) {
-      const r = await cli(argv, { configDir, env, stdin: ['pw'] });
+      const r = await svc(argv, { configDir, env, stdin: ['pw'] });
       expect(r, argv.join(' ')).toMatchObject({ code: 2, stdout: '', stderr: message });
     }
   });

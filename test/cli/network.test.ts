@@ -2,16 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cli, tempConfigDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { svc, tempConfigDir } from '../helpers/cli.js';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
 import { useSilentServer } from '../helpers/silent-server.js';
 import { testCertificate } from '../helpers/tls.js';
-
-let s: TestSandbox;
-beforeAll(async () => {
-  s = await startTestSandbox();
-});
-afterAll(() => s.close());
+const s = useTestSandbox();
 beforeEach(() => {
   s.sandbox.hooks.reset();
   s.sandbox.hooks.record = true;
@@ -22,7 +17,7 @@ const env = (): Record<string, string> => ({ SVC_URL: s.instanceUrl, SVC_TOKEN: 
 describe('svc over an unreliable network', () => {
   it('retries a read after 503 with Retry-After and succeeds', async () => {
     s.sandbox.hooks.failNext({ method: 'GET', path: '/auth/v1/', fault: { status: 503, headers: { 'Retry-After': '0' } } });
-    const r = await cli(['whoami', '-o', 'json'], { configDir: tempConfigDir(), env: env() });
+    const r = await svc(['whoami', '-o', 'json'], { configDir: tempConfigDir(), env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'demo', admin: true });
     expect(s.sandbox.hooks.requests.filter((q) => q.url === '/demo/auth/v1/')).toHaveLength(1); // the 503 never reached a handler
@@ -32,7 +27,7 @@ describe('svc over an unreliable network', () => {
     s.sandbox.hooks.record = false;
     s.sandbox.hooks.failNext({ method: 'POST', path: '/auth/v1/login', times: 5, fault: { drop: true } });
     const appsecret = s.sandbox.credentials.demo?.applications[0]?.appsecret ?? '';
-    const r = await cli(['login', '--user', 'demo', '--password-stdin', '--insecure-storage', '-v'], {
+    const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage', '-v'], {
       configDir: tempConfigDir(),
       env: { SVC_URL: s.instanceUrl, SVC_APPSECRET: appsecret },
       stdin: [s.user('demo').password],
@@ -44,7 +39,7 @@ describe('svc over an unreliable network', () => {
 
   it('shows each request and retry with --verbose, never the token', async () => {
     s.sandbox.hooks.failNext({ method: 'GET', path: '/auth/v1/', fault: { status: 502 } });
-    const r = await cli(['whoami', '--verbose', '-o', 'json'], { configDir: tempConfigDir(), env: env() });
+    const r = await svc(['whoami', '--verbose', '-o', 'json'], { configDir: tempConfigDir(), env: env() });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^← 502 GET http:\/\/127\.0\.0\.1:\d+\/demo\/auth\/v1\/ \d+ ms$/m);
     expect(r.stderr).toMatch(/^ {2}502; retrying in \d+ ms \(attempt 2 of 4\)$/m);
@@ -57,7 +52,7 @@ describe('a server that never answers', () => {
   const silent = useSilentServer();
 
   it('times out with exit 1 and says how to wait longer', async () => {
-    const r = await cli(['whoami', '--timeout', '200ms', '--retries', '1'], {
+    const r = await svc(['whoami', '--timeout', '200ms', '--retries', '1'], {
       configDir: tempConfigDir(),
       env: { SVC_URL: `http://127.0.0.1:${silent.port()}/demo`, SVC_TOKEN: 'x'.repeat(40) },
     });
@@ -68,7 +63,7 @@ describe('a server that never answers', () => {
 
 describe('schemes and trust', () => {
   it('refuses plain http to anything but this machine', async () => {
-    const r = await cli(['whoami', '--url', 'http://erp.example.com/acme'], { configDir: tempConfigDir(), env: { SVC_TOKEN: 'x' } });
+    const r = await svc(['whoami', '--url', 'http://erp.example.com/acme'], { configDir: tempConfigDir(), env: { SVC_TOKEN: 'x' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'svc: refusing plain http:// for erp.example.com: the service is HTTPS only (http is allowed for a local sandbox on 127.0.0.1); use https://erp.example.com/acme\n',
@@ -82,10 +77,10 @@ describe('schemes and trust', () => {
     writeFileSync(caFile, tls.cert);
     try {
       const base = { configDir: tempConfigDir(), env: { SVC_URL: https.instanceUrl, SVC_TOKEN: https.token() } };
-      const untrusted = await cli(['whoami', '--retries', '0'], base);
+      const untrusted = await svc(['whoami', '--retries', '0'], base);
       expect(untrusted.code).toBe(1);
       expect(untrusted.stderr).toMatch(/certificate is not trusted \([A-Z_]+\); pass --ca-file <CA file> or set NODE_EXTRA_CA_CERTS/);
-      const trusted = await cli(['whoami', '--ca-file', caFile, '-o', 'json'], base);
+      const trusted = await svc(['whoami', '--ca-file', caFile, '-o', 'json'], base);
       expect(trusted.code, trusted.stderr).toBe(0);
       expect(JSON.parse(trusted.stdout)).toMatchObject({ name: 'demo' });
     } finally {

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import { accountName, type CredentialStore } from '../../src/auth/store.js';
-import { profileHint, registerSandboxProfile } from '../../src/cli/commands/sandbox/profile.js';
-import { usageHint } from '../../src/cli/commands/sandbox/info.js';
+import { profileHint, registerSandboxProfile } from '../../src/commands/sandbox/profile.js';
+import { usageHint } from '../../src/commands/sandbox/info.js';
 import { openProfiles } from '../../src/config/profiles.js';
-import { createTestDeps } from '../helpers/deps.js';
-import { keychainAvailable } from '../helpers/keychain.js';
+import { testDeps } from '../helpers/cli.js';
+import { keychainAvailable, NO_KEYCHAIN } from '../helpers/keychain.js';
 
 const info = { instanceUrl: 'http://127.0.0.1:8642/demo', user: 'demo', password: 'pw-not-shown', appsecret: 'a'.repeat(32) };
 
@@ -23,7 +23,7 @@ let keychain: CredentialStore;
 let hasKeychain = false;
 
 function register(extra: Partial<typeof info> & { caFile?: string } = {}): Promise<{ ok: boolean; warnings: string[] }> {
-  const deps = createTestDeps({ configDir, keychain: () => keychain });
+  const deps = testDeps({ configDir, keychain: () => keychain });
   const warnings: string[] = [];
   return registerSandboxProfile(deps, { ...info, ...extra }, (l) => warnings.push(l)).then((ok) => ({ ok, warnings }));
 }
@@ -70,7 +70,7 @@ describe('the sandbox profile', () => {
   });
 
   it('keeps the svc-cli application secret in the keychain, never in the config', async (ctx) => {
-    if (!hasKeychain) ctx.skip();
+    if (!hasKeychain) ctx.skip(NO_KEYCHAIN);
     await register();
     expect(await keychain.get(accountName('profile:sandbox', 'appsecret'))).toBe(info.appsecret);
     const { readFileSync } = await import('node:fs');

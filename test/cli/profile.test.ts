@@ -10,8 +10,8 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import { accountName, type CredentialStore } from '../../src/auth/store.js';
 import { PLAIN_FILE_NAME } from '../../src/auth/plain-file.js';
-import { svc as run, type CliResult } from '../helpers/deps.js';
-import { keychainAvailable } from '../helpers/keychain.js';
+import { svc as run, type CliRun } from '../helpers/cli.js';
+import { keychainAvailable, NO_KEYCHAIN } from '../helpers/keychain.js';
 
 const URL_A = 'https://erp.example.com/acme';
 const URL_B = 'http://127.0.0.1:8642/demo';
@@ -19,7 +19,7 @@ const URL_B = 'http://127.0.0.1:8642/demo';
 let configDir: string;
 let keychain: CredentialStore;
 
-function svc(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}): Promise<CliResult> {
+function svc(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
   return run(argv, { ...opts, env: { NO_COLOR: '1', ...opts.env }, configDir, keychain: () => keychain });
 }
 
@@ -166,7 +166,7 @@ describe('svc profile show', () => {
   });
 
   it('tells whether a token is stored in the keychain', async (ctx) => {
-    if (!hasKeychain) ctx.skip();
+    if (!hasKeychain) ctx.skip(NO_KEYCHAIN);
     await svc(['profile', 'add', 'acme', '--url', URL_A]);
     expect(JSON.parse((await svc(['profile', 'show'])).stdout)).toMatchObject({ tokenStored: false });
     const token = randomBytes(20).toString('hex');
@@ -196,7 +196,7 @@ describe('svc profile remove', () => {
   });
 
   it('deletes its token and application secret from the keychain', async (ctx) => {
-    if (!hasKeychain) ctx.skip();
+    if (!hasKeychain) ctx.skip(NO_KEYCHAIN);
     await svc(['profile', 'add', 'acme', '--url', URL_A]);
     await keychain.set(accountName('profile:acme', 'token'), 'a'.repeat(40));
     await keychain.set(accountName('profile:acme', 'appsecret'), 'b'.repeat(32));

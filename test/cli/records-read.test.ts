@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cli, tempConfigDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let s: TestSandbox;
+import { beforeAll, describe, expect, it } from 'vitest';
+import { svc, tempConfigDir } from '../helpers/cli.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 const ids: number[] = [];
 const MARK = 'ReadTest';
 const AWKWARD = ['Müller, "Groß" & Söhne', 'Line\nbreak; semi', '東京 Trading', 'Tab\there'];
 
+// A tenant with no seeded business records: the 150 accounts below are all there is, so no test filters them out.
+const s = useTestSandbox({ record: true, seedAccounts: 0 });
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   const contact = (await s.call('PUT', 'api/v1/contacts', { json: { lastname: 'Read contact', city: 'Köln' } })).json<{ ID: number }>().ID;
   for (let i = 0; i < 150; i++) {
     const description = AWKWARD[i % AWKWARD.length] ?? '';
@@ -18,18 +18,13 @@ beforeAll(async () => {
     ids.push(r.json<{ ID: number }>().ID);
   }
 });
-afterAll(() => s.close());
-beforeEach(() => {
-  s.sandbox.hooks.reset();
-  s.sandbox.hooks.record = true;
-});
-
+/** A JSON filter matching the 150 accounts, for the tests about filters. */
 const mine = (): string => JSON.stringify({ lastname: { '~~': `${MARK}%` } });
-const run = (argv: string[], tty = false) => cli(argv, { configDir: tempConfigDir(), tty, env: { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), NO_COLOR: '1', TZ: 'UTC' } });
+const run = (argv: string[], tty = false) => svc(argv, { configDir: tempConfigDir(), tty, env: { SVC_URL: s.instanceUrl, SVC_TOKEN: s.token(), NO_COLOR: '1', TZ: 'UTC' } });
 
 describe('svc <family> query', () => {
   it('shows a table of the default columns with enum names on a terminal, and says when more exist', async () => {
-    const r = await run(['accounts', 'query', '--filter-json', mine(), '--tz', 'UTC'], true);
+    const r = await run(['accounts', 'query', '--tz', 'UTC'], true);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+LASTNAME\s+FIRSTNAME\s+TYPE\s+CUSTOMERNUM\s+CURRENCY$/);
@@ -40,11 +35,10 @@ describe('svc <family> query', () => {
   });
 
   it('writes the service records as JSON in a pipe, and respects --fields with aliases and paths', async () => {
-    const r = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,name=lastname,city=contact.city', '--limit', '3', '--sort', '-ID']);
+    const r = await run(['accounts', 'query', '--fields', 'ID,name=lastname,city=contact.city', '--limit', '3', '--sort', '-ID']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([149, 148, 147].map((i) => ({ ID: ids[i], name: `${MARK} ${i}`, city: 'Köln' })));
     expect(s.sandbox.hooks.requests[0]?.body).toEqual({
-      filters: JSON.parse(mine()),
       fields: { ID: 'ID', name: 'lastname', city: 'contact.city' },
       sort: ['-ID'],
       limit: 3,
@@ -52,42 +46,42 @@ describe('svc <family> query', () => {
   });
 
   it('streams every record exactly once with --all, across pages, as one valid JSON array or NDJSON', async () => {
-    const json = await run(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '40', '--fields', 'lastname']);
+    const json = await run(['accounts', 'query', '--all', '--page-size', '40', '--fields', 'lastname']);
     expect(json.code, json.stderr).toBe(0);
     const records = JSON.parse(json.stdout) as { lastname: string }[];
     expect(records.map((r) => r.lastname)).toEqual(ids.map((_, i) => `${MARK} ${String(i).padStart(3, '0')}`));
     expect(records[0]).toEqual({ lastname: `${MARK} 000` }); // the ID used for paging is not added to the output
     expect(s.sandbox.hooks.requests).toHaveLength(4); // 40 + 40 + 40 + 30
-    const nd = await run(['accounts', 'query', '--filter-json', mine(), '--all', '-o', 'ndjson']);
+    const nd = await run(['accounts', 'query', '--all', '-o', 'ndjson']);
     const lines = nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { ID: number });
     expect(lines.map((l) => l.ID)).toEqual(ids);
     expect(json.stderr + nd.stderr).toBe('');
   });
 
   it('writes CSV and TSV that parse back, with quotes, separators, line breaks and unicode intact', async () => {
-    const csv = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,description', '--limit', '4', '-o', 'csv']);
+    const csv = await run(['accounts', 'query', '--fields', 'ID,description', '--limit', '4', '-o', 'csv']);
     expect(csv.stdout).toBe(
       `ID,description\n${ids[0]},"Müller, ""Groß"" & Söhne"\n${ids[1]},"Line\nbreak; semi"\n${ids[2]},東京 Trading\n${ids[3]},Tab\there\n`,
     );
-    const semi = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,description', '--limit', '2', '-o', 'csv', '--delimiter', ';', '--no-header']);
+    const semi = await run(['accounts', 'query', '--fields', 'ID,description', '--limit', '2', '-o', 'csv', '--delimiter', ';', '--no-header']);
     expect(semi.stdout).toBe(`${ids[0]};"Müller, ""Groß"" & Söhne"\n${ids[1]};"Line\nbreak; semi"\n`);
-    const tsv = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,description', '--limit', '4', '-o', 'tsv']);
+    const tsv = await run(['accounts', 'query', '--fields', 'ID,description', '--limit', '4', '-o', 'tsv']);
     expect(tsv.stdout).toBe(`ID\tdescription\n${ids[0]}\tMüller, "Groß" & Söhne\n${ids[1]}\tLine\\nbreak; semi\n${ids[2]}\t東京 Trading\n${ids[3]}\tTab\\there\n`);
   });
 
   it('prints the request with --print-request and sends nothing', async () => {
-    const r = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID', '--limit', '5', '--print-request']);
+    const r = await run(['accounts', 'query', '--fields', 'ID', '--limit', '5', '--print-request']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ filters: JSON.parse(mine()), fields: { ID: 'ID' }, limit: 5 });
+    expect(JSON.parse(r.stdout)).toEqual({ fields: { ID: 'ID' }, limit: 5 });
     expect(s.sandbox.hooks.requests).toEqual([]);
   });
 
   it("sends fields in the object form the vendor's api.json types (alias → path), with or without aliases", async () => {
-    const r = await run(['accounts', 'query', '--filter-json', mine(), '--fields', 'ID,lastname,contact.city', '--limit', '2', '-o', 'json']);
+    const r = await run(['accounts', 'query', '--fields', 'ID,lastname,contact.city', '--limit', '2', '-o', 'json']);
     expect(r.code).toBe(0);
     expect((s.sandbox.hooks.requests[0]?.body as { fields?: unknown }).fields).toEqual({ ID: 'ID', lastname: 'lastname', 'contact.city': 'contact.city' });
     expect(Object.keys((JSON.parse(r.stdout) as Record<string, unknown>[])[0] ?? {})).toEqual(['ID', 'lastname', 'contact.city']);
-    const all = await run(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '3', '--fields', 'lastname', '-o', 'ndjson']);
+    const all = await run(['accounts', 'query', '--all', '--page-size', '3', '--fields', 'lastname', '-o', 'ndjson']);
     expect(all.code).toBe(0);
     expect(all.stdout.trimEnd().split('\n').map((l) => Object.keys(JSON.parse(l) as object))).toContainEqual(['lastname']);
     expect(all.stdout).not.toContain('"ID"');
@@ -96,8 +90,8 @@ describe('svc <family> query', () => {
   it("sends filters under 'filter' when the profile says so, through every page of --all", async () => {
     const configDir = tempConfigDir();
     const env = { SVC_TOKEN: s.token(), NO_COLOR: '1' };
-    expect((await cli(['profile', 'add', 'schema', '--url', s.instanceUrl, '--filter-member', 'filter'], { configDir, env })).code).toBe(0);
-    const r = await cli(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '100', '--fields', 'ID'], { configDir, env });
+    expect((await svc(['profile', 'add', 'schema', '--url', s.instanceUrl, '--filter-member', 'filter'], { configDir, env })).code).toBe(0);
+    const r = await svc(['accounts', 'query', '--filter-json', mine(), '--all', '--page-size', '100', '--fields', 'ID'], { configDir, env });
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(150);
     const bodies = s.sandbox.hooks.requests.map((q) => q.body as Record<string, unknown>);
     expect(bodies).toHaveLength(2);
@@ -105,7 +99,7 @@ describe('svc <family> query', () => {
       expect(b).toHaveProperty('filter');
       expect(b).not.toHaveProperty('filters');
     }
-    const bad = await cli(['profile', 'add', 'x', '--url', s.instanceUrl, '--filter-member', 'filtre'], { configDir, env });
+    const bad = await svc(['profile', 'add', 'x', '--url', s.instanceUrl, '--filter-member', 'filtre'], { configDir, env });
     expect(bad.stderr).toBe("svc: --filter-member takes 'filters' (the default) or 'filter', not 'filtre'\n");
   });
 
@@ -143,9 +137,9 @@ describe('svc <family> query', () => {
   });
 
   it('counts, and works on read-only families', async () => {
-    const r = await run(['accounts', 'count', '--filter-json', mine()]);
+    const r = await run(['accounts', 'count']);
     expect(JSON.parse(r.stdout)).toEqual({ count: 150 });
-    expect((await run(['accounts', 'count', '--filter-json', mine()], true)).stdout).toBe('150\n');
+    expect((await run(['accounts', 'count'], true)).stdout).toBe('150\n');
     const users = await run(['users', 'query', '--fields', 'name', '--sort', 'name']);
     expect(JSON.parse(users.stdout)).toEqual([{ name: 'demo' }, { name: 'field' }, { name: 'reader' }, { name: 'secure' }, { name: 'staff' }]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cli, sandboxCli, tempConfigDir } from '../helpers/cli.js';
+import { svc, sandboxCli, tempConfigDir } from '../helpers/cli.js';
 
 const harness = sandboxCli();
 const run = harness.run;
@@ -141,7 +141,7 @@ describe('svc config and svc settings', () => {
   });
 
   it('needs a token (exit 4)', async () => {
-    const r = await cli(['config'], { configDir: tempConfigDir(), env: { SVC_URL: harness.sandbox().instanceUrl } });
+    const r = await svc(['config'], { configDir: tempConfigDir(), env: { SVC_URL: harness.sandbox().instanceUrl } });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/not signed in/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { svc } from '../helpers/deps.js';
+import { svc } from '../helpers/cli.js';
 
 describe('svc resources', () => {
   it('shows a table of the 64 families on a terminal, bold headers unless NO_COLOR', async () => {

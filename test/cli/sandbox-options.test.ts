@@ -5,11 +5,11 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findBin, foregroundArgs } from '../../src/cli/commands/sandbox/background.js';
-import { redactLogLine } from '../../src/cli/commands/sandbox/foreground.js';
-import { resolveDataDir } from '../../src/cli/commands/sandbox/data-dir.js';
-import { parseFaults, parsePort, parseSeedAccounts } from '../../src/cli/commands/sandbox/options.js';
-import { svc } from '../helpers/deps.js';
+import { findBin, foregroundArgs } from '../../src/commands/sandbox/spawn.js';
+import { redactLogLine } from '../../src/commands/sandbox/start/foreground.js';
+import { resolveDataDir } from '../../src/commands/sandbox/data-dir.js';
+import { parseFaults, parsePort, parseSeedAccounts } from '../../src/commands/sandbox/options.js';
+import { svc } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -49,7 +49,7 @@ describe('svc sandbox options', () => {
 
   it('masks secrets in request log lines', () => {
     expect(redactLogLine('POST /demo/auth/v1/login?name=demo&password=s3cret&appsecret=x 200 3ms')).toBe(
-      'POST /demo/auth/v1/login?name=demo&password=***&appsecret=*** 200 3ms',
+      'POST /demo/auth/v1/login?name=demo&password=[redacted]&appsecret=[redacted] 200 3ms',
     );
     expect(redactLogLine('GET /demo/api/v1/accounts/5 200 1ms')).toBe('GET /demo/api/v1/accounts/5 200 1ms');
   });
@@ -63,7 +63,7 @@ describe('svc sandbox in-process', () => {
   });
 
   it('says so when the deps cannot control processes', async () => {
-    const r = await svc(['sandbox', 'status', '--data-dir', '/nonexistent']);
+    const r = await svc(['sandbox', 'status', '--data-dir', '/nonexistent'], { processes: false });
     expect(r).toEqual({ code: 1, stdout: '', stderr: 'svc: svc sandbox cannot control processes here; run it from the svc command line\n' });
   });
 });

@@ -233,10 +233,17 @@ describe('svc sandbox', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    // The JSON object on stdout says the sandbox listens: wait for it (or for the child to end).
+    const listening = new Promise<void>((resolve) => {
+      child.stdout?.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('}')) resolve();
+      });
+      child.once('close', () => resolve());
+    });
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    for (let i = 0; i < 200 && !stdout.includes('}'); i++) await new Promise((r) => setTimeout(r, 50));
+    await listening;
     const info = JSON.parse(stdout) as Info;
     await health(info.instanceUrl);
     await request(`${info.instanceUrl}/api/v1/accounts?password=hunter2`).then((res) => res.body.dump());
@@ -244,7 +251,7 @@ describe('svc sandbox', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(existsSync(join(dir, 'sandbox.json'))).toBe(false);
-    expect(stderr).toMatch(/^GET \/demo\/api\/v1\/accounts\?password=\*\*\* \d{3} \d+ms$/m);
+    expect(stderr).toMatch(/^GET \/demo\/api\/v1\/accounts\?password=\[redacted\] \d{3} \d+ms$/m);
     expect(stderr).not.toContain('hunter2');
     expect(stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
     expect(stderr).toMatch(/sandbox stopping \(SIGTERM\)\nsandbox stopped\n$/);

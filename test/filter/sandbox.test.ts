@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFamily, type ResourceFamily } from '../../src/catalogue/index.js';
 import { combineFilters, compileFilter, renderFilterError } from '../../src/filter/index.js';
 import { table } from '../../src/sandbox/schema.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 /** Wednesday 18 November 2026, 15:30 in Berlin. */
 const NOW = Date.UTC(2026, 10, 18, 14, 30, 0);
@@ -19,8 +19,6 @@ interface Model {
   readonly contact: { readonly lastname: string; readonly city: string } | null;
   readonly extdata: { readonly score?: number; readonly tier?: string };
 }
-
-let s: TestSandbox;
 let accounts: ResourceFamily;
 let models: Model[] = [];
 
@@ -30,8 +28,9 @@ async function put(family: string, body: Record<string, unknown>): Promise<numbe
   return r.json<{ ID: number }>().ID;
 }
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   const found = findFamily('accounts');
   if (!found) throw new Error('no accounts');
   accounts = found;
@@ -59,7 +58,6 @@ beforeAll(async () => {
     models.push({ ...row, id });
   }
 });
-afterAll(() => s.close());
 
 /** The IDs of this file's accounts that the sandbox returns for a compiled filter. */
 async function served(filter: Record<string, unknown>): Promise<number[]> {

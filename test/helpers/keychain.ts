@@ -17,3 +17,6 @@ export async function keychainAvailable(): Promise<boolean> {
     return false;
   }
 }
+
+/** What a test skipped for want of a keychain says (`ctx.skip(NO_KEYCHAIN)`). */
+export const NO_KEYCHAIN = 'needs a Secret Service, and none answers here (CI runs gnome-keyring inside dbus-run-session: .ci/run)';

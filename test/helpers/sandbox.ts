@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { issueToken } from '../../src/sandbox/auth/tokens.js';
 import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -120,27 +120,61 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
   return result;
 }
 
+export interface TestSandboxOptions extends Partial<SandboxOptions> {
+  /** Record every request in `sandbox.hooks.requests`, afresh for each test (default false). */
+  record?: boolean;
+  /**
+   * 'file' (default): one sandbox for the test file, started before its first
+   * test and closed after its last; 'test': a fresh one for each test, for tests
+   * that change what others would see (sessions, secrets, the clock).
+   */
+  per?: 'file' | 'test';
+}
+
 /**
- * One sandbox for a test file: started before its tests, closed after; before
- * each test its hooks are reset and request recording set to `record`.
- * Returns an accessor for the running sandbox.
+ * The running sandbox of a test file: call it for the TestSandbox, or use its
+ * members directly (`s.call(…)`, `s.instanceUrl`), which read the running one.
  */
-export function useTestSandbox(opts: Partial<SandboxOptions> & { record?: boolean } = {}): () => TestSandbox {
-  const { record = false, ...options } = opts;
+export type FileSandbox = (() => TestSandbox) & TestSandbox;
+
+/**
+ * The one way a test file gets a sandbox: its own in-memory instance (own
+ * database, own tenant), so no file sees another's records. Started before the
+ * tests (each test with `per: 'test'`), closed after; before each test its hooks
+ * are reset and request recording set to `record`.
+ */
+export function useTestSandbox(opts: TestSandboxOptions = {}): FileSandbox {
+  const { record = false, per = 'file', ...options } = opts;
   let s: TestSandbox | undefined;
-  beforeAll(async () => {
+  const start = async (): Promise<void> => {
     s = await startTestSandbox(options);
-  });
-  afterAll(async () => {
+  };
+  const stop = async (): Promise<void> => {
     await s?.close();
-  });
+    s = undefined;
+  };
+  if (per === 'test') {
+    beforeEach(start);
+    afterEach(stop);
+  } else {
+    beforeAll(start);
+    afterAll(stop);
+  }
   beforeEach(() => {
     if (!s) return;
     s.sandbox.hooks.reset();
     s.sandbox.hooks.record = record;
   });
-  return () => {
-    if (!s) throw new Error('the sandbox has not started');
+  const current = (): TestSandbox => {
+    if (!s) throw new Error('the sandbox has not started (use it inside a test or hook)');
     return s;
   };
+  const members: PropertyDescriptorMap = {
+    sandbox: { get: () => current().sandbox },
+    instanceUrl: { get: () => current().instanceUrl },
+  };
+  for (const m of ['user', 'token', 'login', 'call', 'close'] as const) {
+    members[m] = { value: (...args: unknown[]) => (current()[m] as (...a: unknown[]) => unknown)(...args) };
+  }
+  return Object.defineProperties(current, members) as FileSandbox;
 }

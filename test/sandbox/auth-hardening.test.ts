@@ -3,22 +3,21 @@
  * Object.prototype, one-time codes that work once, tokens that die with their
  * application and with their user, and applications readable by admin users only.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeBase32, totp } from '../../src/sandbox/auth/totp.js';
 import { table } from '../../src/sandbox/schema.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { authHelpers } from './auth-support.js';
 
-let t: TestSandbox;
 let clock: number;
 const nowSec = (): number => Math.floor(clock / 1000);
 
-beforeEach(async () => {
+beforeEach(() => {
   // Real time (the helper's tokens are issued at it), 10 s into a TOTP step.
   clock = Math.floor(Date.now() / 30_000) * 30_000 + 10_000;
-  t = await startTestSandbox({ now: () => clock });
 });
-afterEach(async () => t.close());
+// A fresh sandbox for each test (started after the clock is set): tests here sign in, out and change secrets.
+const t = useTestSandbox({ per: 'test', now: () => clock });
 
 const { appId, postLogin, credentials } = authHelpers(() => t);
 

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { regenerateAppSecret } from '../../src/sandbox/auth/app-secrets.js';
 import { PERMISSION_NAMES } from '../../src/sandbox/seed/identities.js';
-import { startTestSandbox, type LoginToken, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox, type LoginToken } from '../helpers/sandbox.js';
 import { authHelpers } from './auth-support.js';
 
 const DAY = 86_400;
@@ -18,15 +18,14 @@ function otpFor(secret: string, unixSeconds: number): string {
   return String(value % 1_000_000).padStart(6, '0');
 }
 
-let t: TestSandbox;
 let clock: number;
 const nowSec = (): number => Math.floor(clock / 1000);
 
-beforeEach(async () => {
+beforeEach(() => {
   clock = Date.UTC(2030, 0, 15, 12, 0, 0);
-  t = await startTestSandbox({ now: () => clock });
 });
-afterEach(async () => t.close());
+// A fresh sandbox for each test (started after the clock is set): tests here sign in, out and change secrets.
+const t = useTestSandbox({ per: 'test', now: () => clock });
 
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const { secretOf, appId, postLogin, credentials } = authHelpers(() => t);

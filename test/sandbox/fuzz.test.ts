@@ -17,9 +17,9 @@
  */
 import fc from 'fast-check';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import { issueToken } from '../../src/sandbox/auth/tokens.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { SPECIAL, fuzzRequest, type FuzzBody, type FuzzRequest, type FuzzUser } from './fuzz-inputs.js';
 import { plantLongTexts, wideBody } from './fuzz-wide.js';
 import { createPermissionProbe, type PermissionProbe } from './permission-probe.js';
@@ -33,16 +33,15 @@ const ANSWER_WITHIN_MS = 5000;
 const PATTERN_BUDGET_MS = 100;
 /** The emulated opaque 500 of the live service for an omitted NOT NULL column (README, records.ts). */
 const DOCUMENTED_500 = /^Internal Server Error: null value in column "\w+" of \w+ violates not-null constraint$/;
-
-let s: TestSandbox;
 let probe: PermissionProbe;
 let sent = 0;
 /** Answers by status, for the summary line. */
 const statuses = new Map<number, number>();
 let slowest = 0;
 
+const s = useTestSandbox({ patternBudgetMs: PATTERN_BUDGET_MS });
+
 beforeAll(async () => {
-  s = await startTestSandbox({ patternBudgetMs: PATTERN_BUDGET_MS });
   probe = await createPermissionProbe(s);
   // Long texts for the pathological patterns to chew on.
   for (const lastname of ['a'.repeat(32), 'a'.repeat(5000), `${'ab'.repeat(2000)}c`]) {
@@ -50,7 +49,6 @@ beforeAll(async () => {
   }
   plantLongTexts(s.sandbox.db);
 });
-afterAll(() => s.close());
 
 /** The fuzz's own tokens, apart from the probe's, re-issued per batch (a fuzzed logout may revoke them). */
 function fuzzTokens(): Record<string, string> {

@@ -5,19 +5,17 @@
  * malformed paths and encodings. Each reproduction of issue 12 is here.
  */
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/sandbox/limits.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createPermissionProbe, type PermissionProbe } from './permission-probe.js';
-
-let s: TestSandbox;
 let probe: PermissionProbe;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   probe = await createPermissionProbe(s);
 });
-afterAll(() => s.close());
 
 /** A request with a body sent exactly as given (big integers, bad bytes), as demo unless told. */
 async function raw(method: string, path: string, body: string | Buffer, type = 'application/json', token = s.token('demo')) {

@@ -6,13 +6,11 @@
  * LIMITS.patternBudgetMs (src/sandbox/pattern-budget.ts), and a filter at
  * most LIMITS.patternConditions pattern conditions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/sandbox/limits.js';
 import { checkPatternBudget, PatternBudgetError, withPatternBudget } from '../../src/sandbox/pattern-budget.js';
 import { table } from '../../src/sandbox/schema.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let s: TestSandbox;
+import { useTestSandbox } from '../helpers/sandbox.js';
 /** The account with the 2-million-character description. */
 let bigId: number;
 const SEEDED = 5000;
@@ -21,15 +19,15 @@ const ANSWER_WITHIN_MS = 8000;
 const BUDGET_MESSAGE =
   /^the query's patterns \(~ and ~~ conditions, query terms\) took longer than 2 s over the accounts records; the sandbox allows at most 2 s of pattern matching per query \(use fewer or simpler patterns, or narrow the filter with indexed fields\)$/;
 
+const s = useTestSandbox({ seedAccounts: SEEDED });
+
 beforeAll(async () => {
-  s = await startTestSandbox({ seedAccounts: SEEDED });
   const put = await s.call('PUT', 'api/v1/accounts', { token: s.token('demo'), json: { lastname: 'Budget Big', currency: 'EUR' } });
   expect(put.status, put.text).toBe(201);
   bigId = put.json<{ ID: number }>().ID;
   // Twice what a write may store (LIMITS.textLength): planted in the database, as data from elsewhere could be.
   s.sandbox.db.prepare(`UPDATE ${table('demo', 'accounts')} SET description = ? WHERE "ID" = ?`).run('a'.repeat(2_000_000), bigId);
 }, 60_000);
-afterAll(() => s.close());
 
 /** Sends a query as reader, then health: returns the answer and both times. */
 async function timed(body: unknown): Promise<{ status: number; text: string; ms: number; healthMs: number }> {

@@ -3,18 +3,16 @@
  * whose built-in was overwritten or redefined, not only one that gained a key,
  * and report nothing on a clean process.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createPermissionProbe, type PermissionProbe } from './permission-probe.js';
-
-let s: TestSandbox;
 let probe: PermissionProbe;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   probe = await createPermissionProbe(s);
 });
-afterAll(() => s.close());
 
 /** Runs the probe with one property of `proto` replaced by `descriptor`, then puts the original back. */
 async function probeWith(proto: object, key: string, descriptor: PropertyDescriptor): Promise<string[]> {

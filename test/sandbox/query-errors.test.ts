@@ -1,16 +1,14 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, rejected, rows, type QueryFixture } from './query-fixture.js';
-
-let s: TestSandbox;
 let fx: QueryFixture;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   fx = await createQueryFixture(s);
 });
-afterAll(() => s.close());
 
 describe('query: 400 for a malformed request, naming the problem', () => {
   it('rejects filter and filters together', async () => {

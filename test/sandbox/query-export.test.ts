@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../helpers/csv.js';
 import { prepareInsert } from '../../src/sandbox/data/store.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, type QueryFixture } from './query-fixture.js';
-
-let s: TestSandbox;
 let fx: QueryFixture;
 const BULK = 1200;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   fx = await createQueryFixture(s);
   const insert = prepareInsert(s.sandbox.db, 'demo', 'accounts', ['lastname', 'currency', 'taxid']);
   s.sandbox.db.transaction(() => {
     for (let i = 0; i < BULK; i++) insert([`Bulk ${i}`, 'EUR', 'BULK']);
   })();
 });
-afterAll(() => s.close());
 
 
 describe('query export', () => {

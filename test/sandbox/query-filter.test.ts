@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, rows, type QueryFixture } from './query-fixture.js';
-
-let s: TestSandbox;
 let fx: QueryFixture;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   fx = await createQueryFixture(s);
 });
-afterAll(() => s.close());
 
 /** Short names of this file's accounts among the results, in result order (other records are ignored). */
 function mine(records: Record<string, unknown>[]): string[] {

@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareInsert } from '../../src/sandbox/data/store.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 // Correctness on a larger tenant; speed is measured by `npm run bench:sandbox`, not here.
-let s: TestSandbox;
 const ACCOUNTS = 10_000;
 const CONTACTS = 2_000;
 const CITIES = ['Berlin', 'Bonn', 'Bremen', 'Hamburg', 'München', 'Köln', 'Dresden', 'Leipzig'];
 const mine: { id: number; type: number; city: string }[] = [];
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   const db = s.sandbox.db;
   const contact = prepareInsert(db, 'demo', 'contacts', ['lastname', 'city']);
   const account = prepareInsert(db, 'demo', 'accounts', ['lastname', 'currency', 'type', 'contact']);
@@ -23,7 +23,6 @@ beforeAll(async () => {
     }
   })();
 }, 60_000);
-afterAll(() => s.close());
 
 const first = (): number => mine[0]?.id ?? 0;
 

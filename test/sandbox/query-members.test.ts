@@ -9,14 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let s: TestSandbox;
-beforeAll(async () => {
-  s = await startTestSandbox();
-});
-afterAll(() => s.close());
+import { describe, expect, it } from 'vitest';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
+const s = useTestSandbox();
 
 describe('query members', () => {
   it('ignores members the service does not define, as the service does', async () => {

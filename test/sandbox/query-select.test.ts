@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { createQueryFixture, query, queryForm, rows, type QueryFixture } from './query-fixture.js';
-
-let s: TestSandbox;
 let fx: QueryFixture;
 /** Only the accounts this file created (they come after every seeded one). */
 let scope: Record<string, unknown>;
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   fx = await createQueryFixture(s);
   scope = { ID: { '>=': fx.accounts.alpha } };
 });
-afterAll(() => s.close());
 
 function names(records: Record<string, unknown>[]): unknown[] {
   return records.map((r) => r.lastname);

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let s: TestSandbox;
+import { describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 let clock = Date.UTC(2026, 10, 22, 9, 0, 0);
 
-beforeAll(async () => {
-  s = await startTestSandbox({ now: () => clock, instances: ['demo', 'other'] });
-});
-afterAll(async () => {
-  await s.close();
-});
+const s = useTestSandbox({ now: () => clock, instances: ['demo', 'other'] });
 
 interface Account {
   ID: number;

@@ -3,7 +3,7 @@ import { families } from '../../src/catalogue/index.js';
 import { openDatabase, q, type Db } from '../../src/sandbox/db.js';
 import { createInstance, table } from '../../src/sandbox/schema.js';
 import { DEMO_ACCOUNTS, seedInstance } from '../../src/sandbox/seed/index.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 const NOW = 1_750_000_000;
 const IDENTITIES = new Set(['users', 'groups', 'groups2users', 'permissions', 'applications']);
@@ -123,11 +123,7 @@ describe('the demo tenant', () => {
 });
 
 describe('seeded accounts through the API', () => {
-  let s: TestSandbox;
-  beforeAll(async () => {
-    s = await startTestSandbox({ now: () => NOW * 1000 });
-  });
-  afterAll(() => s.close());
+  const s = useTestSandbox({ now: () => NOW * 1000 });
 
   it('reads back every seeded account with GET', async () => {
     const accounts = rows(s.sandbox.db, 'accounts');

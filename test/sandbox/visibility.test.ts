@@ -4,10 +4,8 @@
  * whether it is reached by ID or through a dotted path of another family, and
  * a write cannot refer to it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-
-let s: TestSandbox;
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestSandbox } from '../helpers/sandbox.js';
 /** An account owned by the Administrators group: only admins see it. */
 let hidden: number;
 /** An account owned by the Staff group: staff and admins see it. */
@@ -30,15 +28,15 @@ async function query(user: string, family: string, body: Record<string, unknown>
   return r.json();
 }
 
+const s = useTestSandbox();
+
 beforeAll(async () => {
-  s = await startTestSandbox();
   const administrators = 1; // seeded groups: 1 Administrators, 2 Staff, 3 Readers, 4 Field service
   hidden = await put('accounts', { lastname: 'Hidden Holdings', taxid: 'DE-SECRET-1', currency: 'EUR', ownergroup: administrators });
   staffOnly = await put('accounts', { lastname: 'Staff Partners', taxid: 'DE-STAFF-2', currency: 'EUR', ownergroup: 2 });
   stepOfHidden = await put('actionsteps', { name: 'Call the hidden account', account: hidden });
   stepOfStaffOnly = await put('actionsteps', { name: 'Call the staff account', account: staffOnly });
 });
-afterAll(() => s.close());
 
 describe('related records through dotted paths', () => {
   it('the hidden account itself is 404 for reader and staff', async () => {

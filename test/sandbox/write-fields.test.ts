@@ -3,17 +3,12 @@
  * refused, and the pseudo fields extdata and tags only where the family's
  * write operations offer them. The client's catalogue says the same.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findFamily, findField } from '../../src/catalogue/index.js';
 import { validateBody } from '../../src/records/validate.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
-let s: TestSandbox;
-
-beforeAll(async () => {
-  s = await startTestSandbox();
-});
-afterAll(() => s.close());
+const s = useTestSandbox();
 
 function family(name: string) {
   const f = findFamily(name);

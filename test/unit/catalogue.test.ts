@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { families, findFamily, findField, isWritable } from '../../src/catalogue/index.js';
 import { adminOnlyReads, defaultColumns, extraOperations, fieldNotes } from '../../src/catalogue/overrides.js';
-import { verbsOf } from '../../src/cli/verbs.js';
+import { verbsOf } from '../../src/records/verbs.js';
 
 function family(name: string) {
   const f = findFamily(name);

@@ -4,7 +4,7 @@ import { resolveFormat, useColor } from '../../src/output/format.js';
 import { fitWidths, renderTable } from '../../src/output/table.js';
 import type { Column, Row } from '../../src/output/view.js';
 import { writeView } from '../../src/output/write.js';
-import { Capture } from '../helpers/deps.js';
+import { Capture } from '../helpers/cli.js';
 
 const ESC = '\u001b[';
 const columns: Column[] = [{ key: 'ID' }, { key: 'lastname' }, { key: 'note' }];

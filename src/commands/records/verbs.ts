@@ -1,23 +1,41 @@
 /**
  * The verbs of `svc <family> <verb>`, in the order help lists them: one folder
  * each (src/commands/records/<verb>/), one spec per family that allows it. The
- * one list of verbs and the service operation each needs.
+ * names, their order and the service operation each needs are the one table
+ * of src/records/verbs.ts; this module gives each its command.
  */
-import type { Operation, ResourceFamily } from '../../catalogue/index.js';
-import type { CommandSpec } from '../../cli/command.js';
+import type { ResourceFamily } from '../../catalogue/index.js';
+import { verbTable, type VerbName } from '../../records/verbs.js';
 import { countVerb } from './count/command.js';
+import { createVerb } from './create/command.js';
+import { deleteVerb } from './delete/command.js';
+import { describeVerb } from './describe/command.js';
+import { existsVerb } from './exists/command.js';
+import { exportVerb } from './export/command.js';
+import { getVerb } from './get/command.js';
 import { queryVerb } from './query/command.js';
+import type { RecordVerb, VerbCommand } from './record-verb.js';
+import { sumVerb } from './sum/command.js';
+import { updateVerb } from './update/command.js';
 
-/** One verb of the record families. */
-export interface RecordVerb {
-  readonly name: string;
-  /** The service operation the verb needs (a family gets the verb when it has it); none: every family. */
-  readonly operation?: Operation;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  spec(family: ResourceFamily): CommandSpec<any>;
-}
+/** Each verb's command under its name: the compiler checks there is one per verb of the table, and no other. */
+const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
+  query: queryVerb,
+  count: countVerb,
+  sum: sumVerb,
+  export: exportVerb,
+  get: getVerb,
+  exists: existsVerb,
+  describe: describeVerb,
+  create: createVerb,
+  update: updateVerb,
+  delete: deleteVerb,
+};
 
-export const recordVerbs: readonly RecordVerb[] = [queryVerb, countVerb];
+/** Every verb in help order, with its command and the operation the table gives it. */
+export const recordVerbs: readonly RecordVerb[] = verbTable.map((v): RecordVerb =>
+  'operation' in v ? { ...commands[v.verb], operation: v.operation } : commands[v.verb],
+);
 
 /** True when the family allows the verb. */
 export function allows(verb: RecordVerb, family: ResourceFamily): boolean {

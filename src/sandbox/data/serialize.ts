@@ -2,15 +2,13 @@
  * Rows to API records. Composite fields read as JSON text unless expanded;
  * a bin file field reads as its ID, or `{ content }` (Base64) when expanded.
  */
-import type { ResourceFamily, ResourceField } from '../../catalogue/index.js';
+import { isComposite, type ResourceFamily, type ResourceField } from '../../catalogue/index.js';
 import type { SandboxContext } from '../context.js';
 import { table } from '../schema.js';
 
-const COMPOSITE = new Set(['meta', 'items', 'json', 'array', 'object']);
-
 /** Names a request may expand on this family: its composite and bin file fields. */
 export function expandable(family: ResourceFamily): ResourceField[] {
-  return family.fields.filter((f) => COMPOSITE.has(f.type) || f.type === 'binfile');
+  return family.fields.filter((f) => isComposite(f.type) || f.type === 'binfile');
 }
 
 function parseJson(text: unknown): unknown {

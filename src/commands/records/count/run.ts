@@ -2,8 +2,8 @@
 import type { Context } from '../../../cli/context.js';
 import { postQuery } from '../../../records/query.js';
 import { showRequestInstead } from '../filter-flags.js';
-import { toQueryRequest } from '../query/request.js';
-import type { CountOptions } from './command.js';
+import { toQueryRequest } from '../query-request.js';
+import type { CountOptions } from './options.js';
 
 export async function runCount(opts: CountOptions, ctx: Context): Promise<void> {
   const output = ctx.output();

@@ -7,14 +7,14 @@ import type { Context } from '../../../cli/context.js';
 import type { Row } from '../../../output/view.js';
 import { allPages, postQuery } from '../../../records/query.js';
 import { showRequestInstead } from '../filter-flags.js';
-import type { QueryOptions } from './command.js';
+import { toQueryRequest } from '../query-request.js';
+import type { QueryOptions } from './options.js';
 import { recordsView, truncationNotice } from './render.js';
-import { toQueryRequest } from './request.js';
 
 export async function runQuery(opts: QueryOptions, ctx: Context): Promise<void> {
   const { family } = opts;
   if (opts.listFields) {
-    const { describeView } = await import('../../../cli/commands/describe.js');
+    const { describeView } = await import('../../../records/describe-view.js');
     return ctx.emit(describeView(family.name));
   }
   const output = ctx.output();

@@ -7,7 +7,7 @@
  * related row joins only when the caller may see it (ownership.ts), so a
  * hidden record reads as missing in fields, filters, sorts and distinct.
  */
-import { findFamily, findField, suggestField, type ResourceFamily, type ResourceField } from '../../../catalogue/index.js';
+import { findFamily, findField, isComposite, suggestField, type ResourceFamily, type ResourceField } from '../../../catalogue/index.js';
 import type { SandboxContext, Session } from '../../context.js';
 import { q } from '../../db.js';
 import { badRequest } from '../../errors.js';
@@ -21,7 +21,6 @@ import type { SqlParams } from './sql-params.js';
 export const MAIN = q('m');
 
 const EXTDATA = 'extdata.';
-const COMPOSITE = new Set(['meta', 'items', 'json', 'array', 'object']);
 
 /** What a path is used for: filters and sorts need a stored scalar. */
 export type PathUse = 'filter' | 'sort' | 'select';
@@ -54,7 +53,7 @@ function unknownField(family: ResourceFamily, path: string, name: string, owner:
 function checkUse(family: ResourceFamily, path: string, field: ResourceField, use: PathUse): void {
   if (use === 'select') return;
   const verb = use === 'filter' ? 'filtered' : 'sorted';
-  if (COMPOSITE.has(field.type)) throw badRequest(`field '${path}' on ${family.name} is a composite (${field.type}) field and cannot be ${verb}`);
+  if (isComposite(field.type)) throw badRequest(`field '${path}' on ${family.name} is a composite (${field.type}) field and cannot be ${verb}`);
   if (!field.filterable) throw badRequest(`field '${path}' on ${family.name} is not stored and cannot be ${verb}`);
 }
 

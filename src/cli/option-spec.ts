@@ -1,0 +1,22 @@
+/** Options and arguments as data (see command.ts); program.ts renders them for commander. */
+
+/** One option, in commander's flag syntax: `--limit <n>`, `-o, --output <format>`, `--all`, `--no-header`. */
+export interface OptionSpec {
+  readonly flags: string;
+  readonly help: string;
+  /** Repeatable: every value is kept, in order (the flags value is a string[]). */
+  readonly repeatable?: boolean;
+  /** Checks and converts the value as it is parsed (throw UsageError to refuse it). */
+  readonly parse?: (value: string) => unknown;
+  /** The value when the option is not given (shown in help). */
+  readonly defaultValue?: unknown;
+  readonly hidden?: boolean;
+}
+
+/** One positional argument. */
+export interface ArgSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly optional?: boolean;
+  readonly variadic?: boolean;
+}

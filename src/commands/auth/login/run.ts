@@ -1,0 +1,54 @@
+/**
+ * `svc login`: gathers the user's secrets, signs in (asking for the one-time
+ * code on a terminal when the account needs one), keeps the token in the
+ * keychain (or, with --insecure-storage, a 0600 file) and remembers the user
+ * and expiry in the profile. News for the person goes to stderr; data to
+ * stdout only when asked for with -o.
+ */
+import { accountName } from '../../../auth/store.js';
+import { clientOptions } from '../../../cli/connection.js';
+import type { Context } from '../../../cli/context.js';
+import { ask, canPrompt } from '../../../cli/prompt.js';
+import { AuthError } from '../../../errors.js';
+import { createHttpClient, type HttpClient } from '../../../http/client.js';
+import type { LoginOptions } from './options.js';
+import { chooseStore, gatherInputs } from './inputs.js';
+import { isOtpRequest, loginError, loginForm, requestToken, type TokenObject } from './request.js';
+
+export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> {
+  const { deps } = ctx;
+  const profiles = await ctx.profiles();
+  const target = await ctx.target();
+  const expdate = opts.expiresMs !== undefined ? Math.floor((deps.now() + opts.expiresMs) / 1000) : undefined;
+  const store = await chooseStore(deps, opts.insecureStorage);
+  const inputs = await gatherInputs(deps, opts, store, target);
+  const otp = opts.otp ?? deps.env.SVC_OTP;
+  const form = loginForm(inputs, target, otp, expdate);
+  // No token: login is how one is got (the credential chain is not consulted).
+  let client: HttpClient | undefined;
+  let token: TokenObject;
+  try {
+    client = createHttpClient(clientOptions(ctx.globals, deps, target, undefined));
+    try {
+      token = await requestToken(client, form);
+    } catch (err) {
+      if (!isOtpRequest(err) || otp) throw loginError(err);
+      if (!canPrompt(deps)) throw new AuthError('this account uses two-factor authentication: pass --otp CODE (or set SVC_OTP) with the code from its authenticator');
+      form.otp = await ask(deps, 'one-time code');
+      token = await requestToken(client, form).catch((e: unknown) => Promise.reject(loginError(e)));
+    }
+  } finally {
+    await client?.close();
+  }
+  await store.set(accountName(target.key, 'token'), token.token);
+  if (inputs.appsecretIsNew) await store.set(accountName(target.key, 'appsecret'), inputs.appsecret);
+  if (target.profile) {
+    profiles.save({ ...target.profile, user: inputs.user, insecureStorage: opts.insecureStorage, tokenExpires: token.expdate ?? undefined });
+  }
+  const expires = token.expdate ? new Date(token.expdate * 1000).toISOString().slice(0, 10) : 'never';
+  deps.stderr.write(`signed in to ${target.label} as ${inputs.user} (token in the ${store.kind}, expires ${expires})\n`);
+  if (ctx.globals.output !== undefined) {
+    const value = { target: target.label, url: target.instanceUrl, user: inputs.user, storage: store.kind, expdate: token.expdate };
+    await ctx.emit({ kind: 'object', value, details: Object.entries(value).map(([k, v]) => [k, String(v)] as [string, string]) });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What the auth commands share: naming where a token came from, the way to
+ * sign in for a target, asking the service whether it accepts the token, and
+ * the connection that must carry one. No message here ever carries the token
+ * itself.
+ */
+import type { ResolvedToken } from '../../auth/chain.js';
+import type { Connection, Target } from '../../cli/connection.js';
+import type { Context } from '../../cli/context.js';
+import { AuthError } from '../../errors.js';
+
+/** Where a token came from, for people: "SVC_TOKEN", "the keychain", … */
+export function sourceLabel(token: ResolvedToken): string {
+  switch (token.source) {
+    case 'flag':
+      return `--token-file ${token.where ?? ''}`.trim();
+    case 'env':
+      return 'SVC_TOKEN';
+    case 'token file':
+      return `SVC_TOKEN_FILE (${token.where ?? ''})`;
+    case 'keychain':
+      return 'the keychain';
+    case 'plain file':
+      return 'the plain file (--insecure-storage)';
+  }
+}
+
+/** The login command for a target: with --profile or --url when it is not implied. */
+export function loginCommand(target: Target): string {
+  if (target.profile) return `svc login --profile ${target.profile.name}`;
+  return `svc login --url ${target.instanceUrl}`;
+}
+
+/** How to get a valid token when the one from this source was refused. */
+function fixFor(token: ResolvedToken, target: Target): string {
+  switch (token.source) {
+    case 'flag':
+      return `put a valid token in ${token.where ?? 'the --token-file file'}, or drop --token-file and run '${loginCommand(target)}'`;
+    case 'env':
+      return `set SVC_TOKEN to a valid token, or unset it and run '${loginCommand(target)}'`;
+    case 'token file':
+      return `put a valid token in ${token.where ?? 'the SVC_TOKEN_FILE file'}, or unset SVC_TOKEN_FILE and run '${loginCommand(target)}'`;
+    default:
+      return `run '${loginCommand(target)}' to sign in again`;
+  }
+}
+
+/** Exit 4: the service refused the token (expired, revoked, or its user or application deactivated). */
+export function invalidTokenError(conn: Connection): AuthError {
+  const token = conn.token;
+  if (!token) return new AuthError(`not signed in to ${conn.target.label}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+  return new AuthError(
+    `the token from ${sourceLabel(token)} is not valid for ${conn.target.label} (expired, revoked, or its user or application deactivated): ${fixFor(token, conn.target)}`,
+  );
+}
+
+/** Asks `HEAD {auth}/` whether the service accepts the connection's token: 204 yes, 401 no. */
+export async function verifyToken(conn: Connection): Promise<boolean> {
+  const res = await conn.client.request({ method: 'HEAD', root: 'auth', path: '/', accept: [401] });
+  await res.body.dump();
+  return res.status !== 401;
+}
+
+/** Exit 4 with the way to sign in, and why the keychain was no help when it was not. */
+function notSignedIn(conn: Connection): AuthError {
+  const why = conn.keychainProblem ? ` (the keychain could not be read: ${conn.keychainProblem})` : '';
+  return new AuthError(`not signed in to ${conn.target.label}${why}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+}
+
+/** The run's connection and its token; no token is exit 4 naming the login command for the target. */
+export async function connectWithToken(ctx: Context): Promise<{ conn: Connection; token: ResolvedToken }> {
+  const conn = await ctx.connect({ token: false });
+  if (!conn.token) throw notSignedIn(conn);
+  return { conn, token: conn.token };
+}

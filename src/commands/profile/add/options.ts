@@ -1,0 +1,25 @@
+/** `svc profile add NAME`'s typed options and how its name and flags become them. */
+import { bool, str } from '../../../cli/command.js';
+import { checkProfileName } from '../../../config/profiles.js';
+import { UsageError } from '../../../errors.js';
+
+export interface ProfileAddOptions {
+  readonly name: string;
+  /** --use: make it the current profile. */
+  readonly use: boolean;
+  /** --filter-member: the query member filters are sent under. */
+  readonly filterMember?: 'filter' | 'filters';
+}
+
+/** Checks --filter-member: the query member filters are sent under. */
+function checkFilterMember(value: string | undefined): 'filter' | 'filters' | undefined {
+  if (value === undefined || value === 'filter' || value === 'filters') return value;
+  throw new UsageError(`--filter-member takes 'filters' (the default) or 'filter', not '${value}'`);
+}
+
+/** Name and flags → ProfileAddOptions; a bad name or --filter-member is a UsageError. */
+export function toProfileAddOptions(name: string, flags: Readonly<Record<string, unknown>>): ProfileAddOptions {
+  checkProfileName(name);
+  const filterMember = checkFilterMember(str(flags, 'filterMember'));
+  return { name, use: bool(flags, 'use'), ...(filterMember ? { filterMember } : {}) };
+}

@@ -1,0 +1,53 @@
+/** `svc <family> export`'s typed options and how its flags become them; what depends on the global -o is settled by the run. */
+import { findFamily, type ResourceFamily } from '../../../catalogue/index.js';
+import { bool, str } from '../../../cli/command.js';
+import { parseCount, parseFields, type Selected } from '../../../records/query-body.js';
+import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
+
+export interface ExportOptions extends FilterOptions {
+  readonly family: ResourceFamily;
+  /** --fields as typed (a checkpoint's fingerprint keeps it so) … */
+  readonly fields?: string;
+  /** … and as parsed (absent: every field). */
+  readonly selected?: readonly Selected[];
+  /** --format as given; checked with the global -o when the run resolves it. */
+  readonly format?: string;
+  /** --output-file (the global --output FILE says the same). */
+  readonly outputFile?: string;
+  readonly pageSize: number;
+  /** --concurrency; absent means 1. */
+  readonly concurrency?: number;
+  /** --shard K/N as typed; checked when the run resolves it. */
+  readonly shard?: string;
+  readonly resume: boolean;
+  readonly manifest: boolean;
+  readonly serverSide: boolean;
+  readonly progress: boolean;
+  readonly quiet: boolean;
+}
+
+/** Flags → ExportOptions; what depends on the global -o (format, file) is settled by the run. */
+export function toExportOptions(family: ResourceFamily, flags: Readonly<Record<string, unknown>>): ExportOptions {
+  const fields = str(flags, 'fields');
+  const format = str(flags, 'format');
+  const outputFile = str(flags, 'outputFile');
+  const pageSize = str(flags, 'pageSize');
+  const concurrency = str(flags, 'concurrency');
+  const shard = str(flags, 'shard');
+  return {
+    ...toFilterOptions(flags),
+    family,
+    ...(fields !== undefined ? { fields } : {}),
+    ...(fields ? { selected: parseFields(family, fields, findFamily) } : {}),
+    ...(format !== undefined ? { format } : {}),
+    ...(outputFile !== undefined ? { outputFile } : {}),
+    pageSize: pageSize ? parseCount('--page-size', pageSize, 1, 10000) : 1000,
+    ...(concurrency ? { concurrency: parseCount('--concurrency', concurrency, 1, 32) } : {}),
+    ...(shard !== undefined ? { shard } : {}),
+    resume: bool(flags, 'resume'),
+    manifest: bool(flags, 'manifest'),
+    serverSide: bool(flags, 'serverSide'),
+    progress: bool(flags, 'progress'),
+    quiet: bool(flags, 'quiet'),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The request of `svc <family> export`: where it goes and in which format
+ * (--format, the global -o as a format or a file, the file's extension),
+ * the combinations that cannot work refused before anything is sent, and the
+ * export request with the fingerprint of the command line it came from.
+ */
+import { extname } from 'node:path';
+import type { Context } from '../../../cli/context.js';
+import { UsageError } from '../../../errors.js';
+import { exportFormats, parseShard, type ExportFormat, type ExportRequest } from '../../../export/plan.js';
+import { resolveOutput, type OutputTarget } from '../../../export/target.js';
+import { allFields } from '../../../records/columns.js';
+import { queryBody } from '../../../records/query-body.js';
+import { buildFilter, filterMemberOf } from '../filter-flags.js';
+import type { ExportOptions } from './options.js';
+
+const BY_EXTENSION: Readonly<Record<string, ExportFormat>> = { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json' };
+
+/** Where an export goes and what it writes. */
+export interface Destination {
+  readonly format: ExportFormat;
+  /** The file named by --output-file or the global --output FILE (absent: stdout). */
+  readonly outputFile?: string;
+  /** What that file is (absent: stdout). */
+  readonly target?: OutputTarget;
+}
+
+const isExportFormat = (s: string | undefined): s is ExportFormat => exportFormats.some((f) => f === s);
+
+/**
+ * The global --output is a format (`-o csv`) or, for export, the file to
+ * write (`--output accounts.csv`, as --output-file): the issue's spelling.
+ */
+function outputFileOf(opts: ExportOptions, ctx: Context): string | undefined {
+  const output = ctx.globals.output;
+  if (output === undefined || isExportFormat(output)) return opts.outputFile;
+  if (opts.outputFile !== undefined) throw new UsageError(`give the file once: --output ${output} and --output-file ${opts.outputFile}`);
+  return output;
+}
+
+/** --format, else the global -o when it names an export format, else the file's extension. */
+function formatOf(opts: ExportOptions, ctx: Context, outputFile: string | undefined): ExportFormat {
+  const global = ctx.globals.output;
+  const asked = opts.format ?? (isExportFormat(global) ? global : undefined);
+  if (isExportFormat(asked)) return asked;
+  if (asked !== undefined && opts.format !== undefined) throw new UsageError(`unknown export format '${asked}'; choose csv, ndjson or json`);
+  const byName = outputFile ? BY_EXTENSION[extname(outputFile).toLowerCase()] : undefined;
+  if (byName) return byName;
+  throw new UsageError('export needs a format: --format csv, ndjson or json');
+}
+
+/** The format and the file, with the combinations that cannot work refused before anything is sent. */
+export async function toDestination(opts: ExportOptions, ctx: Context): Promise<Destination> {
+  const outputFile = outputFileOf(opts, ctx);
+  const format = formatOf(opts, ctx, outputFile);
+  if (opts.shard !== undefined && !parseShard(opts.shard)) throw new UsageError(`--shard takes K/N with 1 <= K <= N <= 1000, e.g. 2/4, not '${opts.shard}'`);
+  if (opts.shard && format === 'json') throw new UsageError('--shard cannot write json (concatenated arrays are not one document); use --format ndjson or csv');
+  if ((opts.resume || opts.manifest) && !outputFile) throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs --output-file FILE`);
+  if (opts.serverSide) {
+    if (format !== 'csv') throw new UsageError("--server-side writes the service's own csv; use --format csv");
+    if (opts.shard || opts.concurrency !== undefined || opts.resume) throw new UsageError('--server-side is one request: drop --shard, --concurrency and --resume');
+  }
+  const target = outputFile ? await resolveOutput(outputFile) : undefined;
+  if (target && target.kind !== 'file' && (opts.resume || opts.manifest)) {
+    throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs a regular file; ${target.given} is ${target.what}, which svc writes straight through`);
+  }
+  return { format, ...(outputFile !== undefined ? { outputFile } : {}), ...(target ? { target } : {}) };
+}
+
+/** The export request, and the fingerprint of what was asked (flags as typed) that ties a checkpoint to it. */
+export async function toExportRequest(opts: ExportOptions, ctx: Context, format: ExportFormat): Promise<{ request: ExportRequest; asked: Record<string, unknown> }> {
+  const { family } = opts;
+  const delimited = ctx.delimited();
+  const filter = await buildFilter(family, opts, ctx);
+  const filterMember = await filterMemberOf(ctx);
+  const fields = opts.selected ? (queryBody({ filterMember, fields: opts.selected }).fields as ExportRequest['fields']) : undefined;
+  const shard = opts.shard ? parseShard(opts.shard) : undefined;
+  const csv = { header: delimited.header, delimiter: opts.serverSide ? ';' : delimited.delimiter, eol: delimited.eol };
+  const request: ExportRequest = {
+    family: family.name,
+    filterMember,
+    ...(filter ? { filter } : {}),
+    ...(opts.search ? { search: opts.search } : {}),
+    ...(fields ? { fields } : {}),
+    columns: (opts.selected ?? allFields(family)).map((s) => s.name),
+    format,
+    csv,
+    ...(shard ? { shard } : {}),
+  };
+  // As the flags were typed: an option not given is absent, not empty.
+  const given = (values: readonly string[]): readonly string[] | undefined => (values.length ? values : undefined);
+  const asked = {
+    family: family.name,
+    filter: given(opts.filter),
+    filterJson: given(opts.filterJson),
+    filterFile: opts.filterFile,
+    search: opts.search,
+    tz: opts.tz,
+    fields: opts.fields,
+    format,
+    shard: opts.shard,
+    csv,
+    filterMember,
+  };
+  return { request, asked };
+}
+
+/** The command line, for messages about a checkpoint. */
+export function commandText(opts: ExportOptions, dest: Destination): string {
+  const q = (s: string): string => (/^[\w./,=:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const parts = [`svc ${opts.family.name} export --format ${dest.format}`];
+  for (const f of opts.filter) parts.push(`--filter ${q(f)}`);
+  for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
+  if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
+  if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);
+  if (opts.shard) parts.push(`--shard ${opts.shard}`);
+  if (dest.outputFile) parts.push(`--output-file ${q(dest.outputFile)}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,41 @@
+/** `svc <family> query`'s typed options and how its flags become them, checked against the catalogue. */
+import { findFamily, type ResourceFamily } from '../../../catalogue/index.js';
+import { bool, str } from '../../../cli/command.js';
+import { UsageError } from '../../../errors.js';
+import { parseCount, parseFields, parseSort } from '../../../records/query-body.js';
+import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
+import type { QueryShape } from '../query-request.js';
+
+/** Query's options: the filter options, the shape of the query (QueryShape, which its request reads) and how to page it. */
+export interface QueryOptions extends FilterOptions, QueryShape {
+  readonly family: ResourceFamily;
+  /** `--fields` without a value: list the fields instead of querying. */
+  readonly listFields: boolean;
+  /** --page-size: records per request with --all. */
+  readonly pageSize: number;
+}
+
+/** Flags → QueryOptions, checked against the catalogue. */
+export function toQueryOptions(family: ResourceFamily, flags: Readonly<Record<string, unknown>>): QueryOptions {
+  const fields = str(flags, 'fields');
+  const sort = str(flags, 'sort');
+  const all = bool(flags, 'all');
+  const offset = str(flags, 'offset');
+  if (all && (sort || offset)) throw new UsageError('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
+  const limit = str(flags, 'limit');
+  const pageSize = str(flags, 'pageSize');
+  const expand = str(flags, 'expand');
+  return {
+    ...toFilterOptions(flags),
+    family,
+    listFields: flags.fields === true,
+    ...(fields !== undefined ? { fields: parseFields(family, fields, findFamily) } : {}),
+    ...(sort ? { sort: parseSort(family, sort) } : {}),
+    ...(limit ? { limit: parseCount('--limit', limit, 1, 10000) } : {}),
+    ...(offset ? { offset: parseCount('--offset', offset, 0, Number.MAX_SAFE_INTEGER) } : {}),
+    all,
+    pageSize: pageSize ? parseCount('--page-size', pageSize, 1, 10000) : 1000,
+    distinct: bool(flags, 'distinct'),
+    ...(expand ? { expand: expand.split(',').map((e) => e.trim()).filter(Boolean) } : {}),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What `svc sandbox start` and `reset` print: the instance URL and the demo
+ * user's and the svc-cli application's credentials, read from the data dir's
+ * credentials.json (mode 0600). The only output that carries them.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { SvcError } from '../../errors.js';
+import type { ObjectView } from '../../output/view.js';
+import { sandboxFiles } from './state.js';
+
+/** The user and application `start` hands out. */
+export const DEMO_USER = 'demo';
+export const CLI_APPLICATION = 'svc-cli';
+
+/** The data `start -o json` prints: exactly these members (caFile only under https). */
+export interface SandboxInfo {
+  /** Absent when `reset` reseeded a sandbox that is not running. */
+  readonly instanceUrl?: string;
+  readonly user: string;
+  readonly password: string;
+  readonly appsecret: string;
+  readonly caFile?: string;
+}
+
+interface StoredCredentials {
+  readonly users?: readonly { name: string; password: string }[];
+  readonly applications?: readonly { identifier: string; appsecret: string }[];
+}
+
+/** Reads the demo tenant's credentials from the data dir. */
+export function readSandboxInfo(dataDir: string, where: { instanceUrl?: string | undefined; caFile?: string | undefined }): SandboxInfo {
+  const file = sandboxFiles(dataDir).credentials;
+  const fix = "run 'svc sandbox reset' to seed the tenant again";
+  if (!existsSync(file)) throw new SvcError(`no credentials in ${file}; ${fix}`);
+  const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredCredentials>;
+  const user = all.demo?.users?.find((u) => u.name === DEMO_USER);
+  const app = all.demo?.applications?.find((a) => a.identifier === CLI_APPLICATION);
+  if (!user || !app) throw new SvcError(`the demo user or the ${CLI_APPLICATION} application is missing from ${file}; ${fix}`);
+  return {
+    ...(where.instanceUrl ? { instanceUrl: where.instanceUrl } : {}),
+    user: user.name,
+    password: user.password,
+    appsecret: app.appsecret,
+    ...(where.caFile ? { caFile: where.caFile } : {}),
+  };
+}
+
+/** The credentials as a view: the object as data, labelled lines in a table. */
+export function infoView(info: SandboxInfo): ObjectView {
+  const details: [string, string][] = [];
+  if (info.instanceUrl) details.push(['instance URL', info.instanceUrl]);
+  details.push(['user', info.user], ['password', info.password], ['appsecret', `${info.appsecret} (application ${CLI_APPLICATION})`]);
+  if (info.caFile) details.push(['CA file', info.caFile]);
+  return { kind: 'object', value: info, details };
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * How to point svc at the sandbox (stderr, after the credentials): through
+ * its profile when it registered one, else with environment variables.
+ */
+export function usageHint(info: SandboxInfo, profileHint: string | undefined): string {
+  if (profileHint) return `\n${profileHint}\n`;
+  const vars: [string, string | undefined][] = [
+    ['SVC_URL', info.instanceUrl],
+    ['NODE_EXTRA_CA_CERTS', info.caFile],
+  ];
+  const lines = vars.filter((v): v is [string, string] => v[1] !== undefined).map(([k, v]) => `  export ${k}=${shellQuote(v)}`);
+  return `\nto point svc at it, set:\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Printing a running sandbox's credentials: after a start, or when `start`
+ * finds one already running from the data dir.
+ */
+import { SvcError } from '../../errors.js';
+import { checkHealth, pollUntil } from './health.js';
+import { infoView, readSandboxInfo, usageHint } from './info.js';
+import type { SandboxIo } from './io.js';
+import { START_TIMEOUT_MS } from './options.js';
+import { readState, sandboxFiles, type Probe, type SandboxState } from './state.js';
+
+/**
+ * Writes the instance URL and credentials (stdout), registers the `sandbox`
+ * profile, and says how to use it (stderr; after a blank line in a table).
+ */
+export async function showCredentials(dataDir: string, state: SandboxState, io: SandboxIo): Promise<void> {
+  const info = readSandboxInfo(dataDir, { instanceUrl: state.instanceUrl, caFile: state.caFile });
+  await io.show(infoView(info));
+  const { profileHint, registerSandboxProfile } = await import('./profile.js');
+  const registered = await registerSandboxProfile(io.deps, info, io.note);
+  const hint = usageHint(info, registered ? profileHint() : undefined);
+  if (io.format === 'table') io.deps.stderr.write(hint);
+  else if (registered) io.note(profileHint());
+}
+
+/**
+ * Waits until the process recorded in the data dir answers its health check;
+ * resolves to its final state, or undefined when it exited or timed out.
+ */
+export async function waitForHealthy(dataDir: string, pid: number, io: SandboxIo, timeoutMs = START_TIMEOUT_MS): Promise<SandboxState | undefined> {
+  let ready: SandboxState | undefined;
+  await pollUntil(async () => {
+    const state = readState(dataDir);
+    if (state?.pid === pid && state.origin && (await checkHealth(state.origin, state.caFile))) ready = state;
+    return ready !== undefined || !io.proc.kill(pid, 0);
+  }, timeoutMs);
+  return ready;
+}
+
+/** `start` found a sandbox running from the data dir: say so and print its credentials. */
+export async function reportRunning(dataDir: string, probe: Probe & { state: SandboxState }, io: SandboxIo): Promise<void> {
+  const { state } = probe;
+  const ready = probe.healthy ? state : await waitForHealthy(dataDir, state.pid, io);
+  if (!ready?.instanceUrl) {
+    throw new SvcError(`process ${state.pid} holds ${dataDir} but does not answer; see ${sandboxFiles(dataDir).log} or run 'svc sandbox stop'`);
+  }
+  io.note(`a sandbox already runs from ${dataDir} at ${ready.instanceUrl} (pid ${ready.pid}); 'svc sandbox stop' first to start it with other options`);
+  await showCredentials(dataDir, ready, io);
+}

@@ -1,0 +1,49 @@
+/**
+ * `svc sandbox reset`: stops the sandbox (if it runs), wipes its database and
+ * credentials, seeds a fresh tenant, restarts it as it ran before, and prints
+ * the new credentials.
+ */
+import { rmSync } from 'node:fs';
+import type { Context } from '../../../cli/context.js';
+import { resolveDataDir } from '../data-dir.js';
+import { infoView, readSandboxInfo } from '../info.js';
+import { createSandboxIo } from '../io.js';
+import { DEFAULT_PORT } from '../options.js';
+import { showCredentials } from '../report.js';
+import { spawnSandbox } from '../spawn.js';
+import { ensureDataDir, ensurePrivateDatabase, sandboxFiles } from '../state.js';
+import { stopSandbox } from '../stop-sandbox.js';
+import type { SandboxResetOptions } from './options.js';
+
+/** Deletes the database (with its -wal and -shm files) and the credentials of the data dir. */
+function wipe(dataDir: string): void {
+  const files = sandboxFiles(dataDir);
+  for (const f of [files.database, `${files.database}-wal`, `${files.database}-shm`, files.credentials]) rmSync(f, { force: true });
+}
+
+/** Seeds a fresh tenant without serving it: start on a free port and close again. */
+async function seedOffline(dataDir: string, seedAccounts: number | undefined): Promise<void> {
+  const { startSandbox } = await import('../../../sandbox/server.js');
+  ensurePrivateDatabase(dataDir);
+  const sandbox = await startSandbox({ dataDir, host: '127.0.0.1', port: 0, ...(seedAccounts !== undefined ? { seedAccounts } : {}) });
+  await sandbox.close();
+}
+
+export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): Promise<void> {
+  const io = createSandboxIo(ctx);
+  const dataDir = resolveDataDir(opts.dataDir, ctx.deps.env);
+  const stopped = await stopSandbox(dataDir, io);
+  ensureDataDir(dataDir);
+  wipe(dataDir);
+  const accounts = opts.seedAccounts ?? stopped?.seedAccounts;
+  if (!stopped) {
+    await seedOffline(dataDir, accounts);
+    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with 'svc sandbox start'`);
+    await io.show(infoView(readSandboxInfo(dataDir, {})));
+    return;
+  }
+  const start = { dataDir, port: stopped.port ?? DEFAULT_PORT, https: stopped.https, seedAccounts: accounts };
+  const state = await spawnSandbox(start, io);
+  io.note(`sandbox reset and restarted at ${state.instanceUrl} (pid ${state.pid})`);
+  await showCredentials(dataDir, state, io);
+}

@@ -1,0 +1,56 @@
+/**
+ * Running `svc sandbox start --foreground` as a detached child, its output in
+ * `<data dir>/sandbox.log`, and waiting until it answers: how `start` runs the
+ * sandbox in the background and how `reset` restarts it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SvcError } from '../../errors.js';
+import type { SandboxIo } from './io.js';
+import { START_TIMEOUT_MS, type StartOptions } from './options.js';
+import { waitForHealthy } from './report.js';
+import { ensureDataDir, removeState, sandboxFiles, writePrivateFile, type SandboxState } from './state.js';
+
+/** bin/svc.js of this installation, found upwards from this module (dist/, dist/chunks/ or src/). */
+export function findBin(from: string = fileURLToPath(import.meta.url)): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    const bin = join(dir, 'bin', 'svc.js');
+    if (existsSync(bin)) return bin;
+    if (dirname(dir) === dir) throw new SvcError(`cannot find bin/svc.js above ${from}; reinstall svc`);
+  }
+}
+
+/** The child's command line: the same options, in the foreground. */
+export function foregroundArgs(opts: StartOptions): string[] {
+  const args = ['sandbox', 'start', '--foreground', '--data-dir', opts.dataDir, '--port', String(opts.port)];
+  if (opts.https) args.push('--https');
+  if (opts.seedAccounts !== undefined) args.push('--seed-accounts', String(opts.seedAccounts));
+  if (opts.faults) args.push('--faults', String(opts.faults));
+  return args;
+}
+
+/** The child's last error line from the log ("svc: …" without the prefix), if it wrote one. */
+function lastError(logFile: string): string | undefined {
+  const lines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n') : [];
+  const line = lines.reverse().find((l) => l.startsWith('svc: '));
+  return line?.slice('svc: '.length);
+}
+
+/** Spawns the sandbox and resolves to its state once it answers; throws the child's own error if it exits. */
+export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<SandboxState> {
+  const { log } = sandboxFiles(opts.dataDir);
+  ensureDataDir(opts.dataDir);
+  writePrivateFile(log, '');
+  const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
+  const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
+  const state = await waitForHealthy(opts.dataDir, pid, io);
+  if (state) return state;
+  if (!io.proc.kill(pid, 0)) {
+    removeState(opts.dataDir, pid);
+    throw new SvcError(lastError(log) ?? `the sandbox exited while starting; see ${log}`);
+  }
+  io.proc.kill(pid, 'SIGTERM');
+  removeState(opts.dataDir, pid);
+  throw new SvcError(`the sandbox did not answer within ${START_TIMEOUT_MS / 1000} s; see ${log}`);
+}

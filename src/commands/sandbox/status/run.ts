@@ -1,0 +1,35 @@
+/** `svc sandbox status`: the running sandbox as data; NotFoundError (exit 3) when none runs or it does not answer. */
+import type { Context } from '../../../cli/context.js';
+import { NotFoundError } from '../../../errors.js';
+import type { ObjectView } from '../../../output/view.js';
+import { resolveDataDir } from '../data-dir.js';
+import { createSandboxIo, type SandboxIo } from '../io.js';
+import { probeSandbox, sandboxFiles } from '../state.js';
+import type { SandboxStatusOptions } from './options.js';
+
+async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
+  const { state, alive, healthy } = await probeSandbox(dataDir, io.proc);
+  if (!state || !alive) throw new NotFoundError(`no sandbox runs from ${dataDir}; start one with 'svc sandbox start'`);
+  if (!healthy || !state.instanceUrl) {
+    const log = sandboxFiles(dataDir).log;
+    throw new NotFoundError(`the sandbox process ${state.pid} of ${dataDir} does not answer; see ${log} or run 'svc sandbox stop'`);
+  }
+  const value = {
+    running: true,
+    instanceUrl: state.instanceUrl,
+    pid: state.pid,
+    port: state.port,
+    https: state.https,
+    ...(state.caFile ? { caFile: state.caFile } : {}),
+    dataDir,
+    log: sandboxFiles(dataDir).log,
+    startedAt: state.startedAt,
+  };
+  const details: [string, string][] = Object.entries(value).map(([k, v]) => [k, String(v)]);
+  return { kind: 'object', value, details };
+}
+
+export async function runSandboxStatus(opts: SandboxStatusOptions, ctx: Context): Promise<void> {
+  const io = createSandboxIo(ctx);
+  await io.show(await statusView(resolveDataDir(opts.dataDir, ctx.deps.env), io));
+}

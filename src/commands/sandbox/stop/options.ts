@@ -1,0 +1,13 @@
+/** `svc sandbox stop`'s typed options. */
+import { str, type CommandInput } from '../../../cli/command.js';
+
+export interface SandboxStopOptions {
+  /** --data-dir as given; the run resolves the default from the environment. */
+  readonly dataDir?: string;
+}
+
+/** Flags → SandboxStopOptions. */
+export function toSandboxStopOptions(flags: CommandInput['flags']): SandboxStopOptions {
+  const dataDir = str(flags, 'dataDir');
+  return dataDir !== undefined ? { dataDir } : {};
+}

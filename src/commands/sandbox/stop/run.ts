@@ -1,0 +1,14 @@
+/** `svc sandbox stop`: stops the sandbox of the data dir and says so on stderr; none running is not an error. */
+import type { Context } from '../../../cli/context.js';
+import { resolveDataDir } from '../data-dir.js';
+import { createSandboxIo } from '../io.js';
+import { stopSandbox } from '../stop-sandbox.js';
+import type { SandboxStopOptions } from './options.js';
+
+export async function runSandboxStop(opts: SandboxStopOptions, ctx: Context): Promise<void> {
+  const io = createSandboxIo(ctx);
+  const dataDir = resolveDataDir(opts.dataDir, ctx.deps.env);
+  const stopped = await stopSandbox(dataDir, io);
+  if (stopped) io.note(`sandbox stopped (pid ${stopped.pid}${stopped.instanceUrl ? `, ${stopped.instanceUrl}` : ''})`);
+  else io.note(`no sandbox runs from ${dataDir}; nothing to stop`);
+}

@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { queryVerb } from '../../../src/commands/records/query/command.js';
+import type { QueryOptions } from '../../../src/commands/records/query/options.js';
+import { sandboxCli } from '../../helpers/cli.js';
+import { family, NO_FILTER, optionsOf, refusal } from './support.js';
+
+describe('accounts query: flags → options', () => {
+  it('has the defaults of a plain query', () => {
+    expect(optionsOf<QueryOptions>(queryVerb, 'accounts')).toEqual({
+      ...NO_FILTER,
+      family: family('accounts'),
+      listFields: false,
+      all: false,
+      pageSize: 1000,
+      distinct: false,
+    });
+  });
+
+  it('reads fields with aliases and paths, sort, limit, offset, expand and the filter options', () => {
+    const opts = optionsOf<QueryOptions>(queryVerb, 'accounts', {
+      flags: { filter: ['ID > 1', 'type = CUSTOMER'], search: 'acme', tz: 'UTC', fields: 'ID,name=lastname,city=contact.city', sort: '-lastmodified,lastname', limit: '10', offset: '5', distinct: true, expand: 'a, b,' },
+    });
+    expect(opts).toMatchObject({
+      filter: ['ID > 1', 'type = CUSTOMER'],
+      search: 'acme',
+      tz: 'UTC',
+      fields: [
+        { name: 'ID', path: 'ID' },
+        { name: 'name', path: 'lastname' },
+        { name: 'city', path: 'contact.city' },
+      ],
+      sort: ['-lastmodified', '+lastname'],
+      limit: 10,
+      offset: 5,
+      distinct: true,
+      expand: ['a', 'b'],
+    });
+  });
+
+  it('takes --fields without a value as "list the fields", and --all with its page size', () => {
+    expect(optionsOf<QueryOptions>(queryVerb, 'accounts', { flags: { fields: true } })).toMatchObject({ listFields: true });
+    expect(optionsOf<QueryOptions>(queryVerb, 'accounts', { flags: { all: true, pageSize: '40' } })).toMatchObject({ all: true, pageSize: 40 });
+  });
+
+  it('refuses bad input with a usage error naming the fix', () => {
+    expect(refusal(queryVerb, 'accounts', { flags: { all: true, sort: 'ID' } })).toBe('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
+    expect(refusal(queryVerb, 'accounts', { flags: { limit: '0' } })).toBe("--limit takes a whole number from 1 to 10000, not '0'");
+    expect(refusal(queryVerb, 'accounts', { flags: { pageSize: '10001' } })).toBe("--page-size takes a whole number from 1 to 10000, not '10001'");
+    expect(refusal(queryVerb, 'accounts', { flags: { fields: 'lastnme' } })).toBe("unknown field 'lastnme' on accounts; did you mean 'lastname'? (run 'svc describe accounts')");
+  });
+});
+
+describe('accounts query: options → what the user sees', () => {
+  const { sandbox, run } = sandboxCli();
+  const MARK = 'QueryCmd';
+  const mine = JSON.stringify({ lastname: { '~~': `${MARK}%` } });
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await sandbox().call('PUT', 'api/v1/accounts', { json: { lastname: `${MARK} ${i}`, currency: 'EUR', type: 1 } });
+      ids.push(r.json<{ ID: number }>().ID);
+    }
+  });
+
+  it('writes the records as JSON in a pipe and sends the body the options make', async () => {
+    const r = await run(['accounts', 'query', '--filter-json', mine, '--fields', 'ID,name=lastname', '--sort', '-ID', '--limit', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([4, 3].map((i) => ({ ID: ids[i], name: `${MARK} ${i}` })));
+    // A full page: one count request more, to say that more match.
+    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (use --all or --limit)\n');
+    const body = { filters: JSON.parse(mine), fields: { ID: 'ID', name: 'lastname' }, sort: ['-ID'], limit: 2 };
+    expect(sandbox().sandbox.hooks.requests.map((q) => q.body)).toEqual([body, { ...body, count: true }]);
+  });
+
+  it('shows a table on a terminal and says when more records match than it shows', async () => {
+    const r = await run(['accounts', 'query', '--filter-json', mine, '--fields', 'ID,lastname,type', '--limit', '2'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+LASTNAME\s+TYPE$/);
+    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${ids[0]}\\s+${MARK} 0\\s+CUSTOMER$`)), expect.stringMatching(new RegExp(`^${ids[1]}\\s+${MARK} 1\\s+CUSTOMER$`))]);
+    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (use --all or --limit)\n');
+  });
+
+  it('pages through every record by ID with --all', async () => {
+    const r = await run(['accounts', 'query', '--filter-json', mine, '--all', '--page-size', '2', '--fields', 'lastname', '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(ids.map((_, i) => `{"lastname":"${MARK} ${i}"}\n`).join(''));
+    expect(sandbox().sandbox.hooks.requests).toHaveLength(3);
+  });
+
+  it('prints the request with --print-request and sends nothing', async () => {
+    const r = await run(['accounts', 'query', '--filter', 'ID > 100', '--fields', 'ID', '--limit', '5', '--print-request']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ filters: { ID: { '>': 100 } }, fields: { ID: 'ID' }, limit: 5 });
+    expect(sandbox().sandbox.hooks.requests).toEqual([]);
+  });
+
+  it('refuses bad flags with exit 2, one line on stderr and nothing sent', async () => {
+    const r = await run(['accounts', 'query', '--limit', '0']);
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: "svc: --limit takes a whole number from 1 to 10000, not '0'\n" });
+    expect(sandbox().sandbox.hooks.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * `svc sandbox start`: flags → options (pure); in-process, the start that
+ * finds a sandbox already serving the data dir (a real one, checked over
+ * HTTP) prints its credentials and registers the profile. Spawned starts are
+ * covered in test/cli/sandbox.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { toSandboxStartOptions } from '../../../src/commands/sandbox/start/options.js';
+import { openProfiles } from '../../../src/config/profiles.js';
+import { svc, tempConfigDir, testKeychain } from '../../helpers/cli.js';
+import { freshDataDir, serveDataDir, type Serving } from './serving.js';
+
+const open: Serving[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+describe('svc sandbox start: flags → options', () => {
+  it('defaults to port 8642 in the background, over HTTP', () => {
+    expect(toSandboxStartOptions({})).toEqual({ port: 8642, https: false, foreground: false });
+    expect(toSandboxStartOptions({ port: '0', dataDir: 'd', seedAccounts: '5', faults: '0.1', https: true, foreground: true })).toEqual({
+      dataDir: 'd',
+      port: 0,
+      https: true,
+      seedAccounts: 5,
+      faults: 0.1,
+      foreground: true,
+    });
+  });
+
+  it('refuses a bad port, tenant size or fault rate with one line', () => {
+    expect(() => toSandboxStartOptions({ port: '65536' })).toThrow("invalid port '65536'; give a number from 1 to 65535, or 0 for a free port");
+    expect(() => toSandboxStartOptions({ seedAccounts: '0' })).toThrow("invalid number of accounts '0'; give a whole number from 1 to 1000000");
+    expect(() => toSandboxStartOptions({ faults: '2' })).toThrow("--faults takes a share of requests from 0 to 1, e.g. 0.1, not '2'");
+  });
+});
+
+describe('svc sandbox start: run', () => {
+  it('finds the sandbox serving the data dir, prints its credentials as data and registers the profile', async () => {
+    const dataDir = freshDataDir();
+    const serving = await serveDataDir(dataDir);
+    open.push(serving);
+    const configDir = tempConfigDir();
+    const r = await svc(['sandbox', 'start', '--data-dir', dataDir, '-o', 'json'], { configDir, keychain: testKeychain() });
+    expect(r.code, r.stderr).toBe(0);
+    const demo = serving.sandbox.credentials.demo;
+    expect(JSON.parse(r.stdout)).toEqual({
+      instanceUrl: serving.state.instanceUrl,
+      user: 'demo',
+      password: demo?.users.find((u) => u.name === 'demo')?.password,
+      appsecret: demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret,
+    });
+    expect(r.stderr).toContain(
+      `a sandbox already runs from ${dataDir} at ${serving.state.instanceUrl} (pid ${serving.state.pid}); 'svc sandbox stop' first to start it with other options\n`,
+    );
+    expect(r.stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
+    const profiles = await openProfiles(configDir);
+    expect(profiles.get('sandbox')?.url).toBe(serving.state.instanceUrl);
+    expect(profiles.current()).toBe('sandbox');
+  });
+
+  it('says so when it cannot control processes, before touching the data dir', async () => {
+    expect(await svc(['sandbox', 'start', '--data-dir', freshDataDir()], { processes: false })).toMatchObject({
+      code: 1,
+      stderr: 'svc: svc sandbox cannot control processes here; run it from the svc command line\n',
+    });
+  });
+});
