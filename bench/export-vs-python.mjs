@@ -25,8 +25,8 @@ const check = args.includes('--check');
 const python = process.env.PYTHON ?? 'python3';
 const TARGET = 1.0;
 
-if (!existsSync(`${root}dist/svc.js`)) {
-  console.error('bench: dist/svc.js is missing; run `npm run build` first');
+if (!existsSync(`${root}dist/svc.cjs`)) {
+  console.error('bench: dist/svc.cjs is missing; run `npm run build` first');
   process.exit(2);
 }
 

@@ -24,8 +24,8 @@ const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 30;
 const check = args.includes('--check');
 
-if (!existsSync(`${root}dist/svc.js`)) {
-  console.error('bench: dist/svc.js is missing; run `npm run build` first');
+if (!existsSync(`${root}dist/svc.cjs`)) {
+  console.error('bench: dist/svc.cjs is missing; run `npm run build` first');
   process.exit(2);
 }
 

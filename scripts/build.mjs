@@ -1,21 +1,30 @@
-// Bundles src/cli/main.ts into dist/ with esbuild: one small entry chunk, and a
-// lazily loaded chunk per command body, so `svc --version` loads little.
+// Bundles src/cli/main.ts into dist/svc.cjs with esbuild, then compiles it once
+// into a V8 code cache (dist/svc.cjs.cache) that bin/svc.js loads it through.
+//
+// Why one CommonJS file and a code cache: Node 20 compiles every module it
+// loads on every start (module.enableCompileCache came in Node 22), and for
+// svc that was most of a command's start-up. A code cache can only be given to
+// a script (node:vm), not to an ES module, so the bundle is CommonJS. Modules
+// that load later (a command's body, the sandbox) are still initialised only
+// when used: esbuild turns dynamic imports into lazy initialisers.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const root = new URL('..', import.meta.url).pathname;
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
-// conf, bundled on its own as CommonJS: profiles are read without it (a plain
-// JSON read), and a profile write, which is synchronous, requires it then
-// (src/config/profiles.ts). An ES chunk could only be imported asynchronously.
-const CONF_BUNDLE = 'conf.cjs';
-const BANNER = "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);";
+// conf, bundled on its own: profiles are read without it (a plain JSON read),
+// and a profile write requires it then (src/config/profiles.ts).
+const CONF_BUNDLE = 'chunks/conf.cjs';
 await build({
-  stdin: { contents: "export { default } from 'conf';", resolveDir: new URL('..', import.meta.url).pathname, loader: 'js', sourcefile: 'conf-entry.js' },
-  outfile: `dist/chunks/${CONF_BUNDLE}`,
+  stdin: { contents: "export { default } from 'conf';", resolveDir: root, loader: 'js', sourcefile: 'conf-entry.js' },
+  outfile: `dist/${CONF_BUNDLE}`,
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -23,74 +32,96 @@ await build({
   logLevel: 'warning',
 });
 
-const result = await build({
+const bundled = await build({
   entryPoints: { svc: 'src/cli/main.ts' },
   outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
-  metafile: true,
-  define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_CONF_BUNDLE: JSON.stringify(`./${CONF_BUNDLE}`) },
-  // Native addons load their .node binaries at run time: keep them out of the bundle.
-  // conf is required from its own bundle above.
-  external: ['better-sqlite3', '@napi-rs/keyring', 'conf'],
-  // commander and cli-table3 are CommonJS: give the ESM bundle a require() (kept below only where used).
-  banner: { js: BANNER },
-  write: false,
+  define: {
+    SVC_VERSION: JSON.stringify(pkg.version),
+    SVC_CONF_BUNDLE: JSON.stringify(`./${CONF_BUNDLE}`),
+    // The modules that find files beside themselves (conf's bundle, native addons, bin/svc.js) get the bundle's URL.
+    'import.meta.url': '__svcModuleUrl',
+  },
+  banner: { js: 'const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // Native addons load their .node binaries at run time: keep them out of the bundle. So are
+  // the large packages only a rare path needs, which every start would otherwise read and
+  // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
+  external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned'],
   logLevel: 'warning',
+  write: false,
 });
-
-// Every chunk a command loads costs its start-up; the banner's createRequire
-// too (~0.1 ms a chunk). Only chunks that call require themselves (esbuild's
-// runtime chunk, which CommonJS packages reach through __require) keep it.
-// The banner is the first line and maps to nothing: dropping it shifts the
-// source map by that one empty line.
-const usesRequire = /(?<![\w$.])require\b/;
-const outputs = new Map(result.outputFiles.map((f) => [f.path, f]));
-let stripped = 0;
-for (const file of result.outputFiles) {
-  if (!file.path.endsWith('.js')) continue;
-  const text = file.text;
-  const map = outputs.get(`${file.path}.map`);
-  if (!text.startsWith(`${BANNER}\n`) || usesRequire.test(text.slice(BANNER.length + 1))) continue;
-  const json = map && JSON.parse(map.text);
-  if (!json?.mappings.startsWith(';')) continue;
-  outputs.set(file.path, { path: file.path, contents: Buffer.from(text.slice(BANNER.length + 1)) });
-  outputs.set(map.path, { path: map.path, contents: Buffer.from(JSON.stringify({ ...json, mappings: json.mappings.slice(1) })) });
-  stripped++;
-}
-// The entry imports esbuild's runtime chunk (its helpers for CommonJS
-// packages) for its side effects alone, though it uses none of them: every
-// chunk that does imports it itself. Dropped, `svc --version` loads one
-// module less. The import is the entry's first line, mapping to nothing.
-const entry = [...outputs.values()].find((f) => f.path.endsWith('/dist/svc.js'));
-const runtimeImport = /^import "(\.\/chunks\/chunk-[A-Z0-9]+\.js)";\n/;
-const imported = entry && runtimeImport.exec(Buffer.from(entry.contents).toString());
-if (imported) {
-  const runtime = [...outputs.values()].find((f) => f.path.endsWith(imported[1].slice(1)));
-  const runtimeText = runtime && Buffer.from(runtime.contents).toString();
-  const entryText = Buffer.from(entry.contents).toString().slice(imported[0].length);
-  const helpers = runtimeText ? [...runtimeText.matchAll(/^var (__\w+) =/gm)].map((m) => m[1]) : [];
-  const entryMap = outputs.get(`${entry.path}.map`);
-  const json = entryMap && JSON.parse(Buffer.from(entryMap.contents).toString());
-  const onlyRuntime = runtimeText && helpers.length > 0 && !/^\/\/ (src|node_modules)\//m.test(runtimeText);
-  if (onlyRuntime && !helpers.some((h) => entryText.includes(h)) && json?.mappings.startsWith(';')) {
-    outputs.set(entry.path, { path: entry.path, contents: Buffer.from(entryText) });
-    outputs.set(entryMap.path, { path: entryMap.path, contents: Buffer.from(JSON.stringify({ ...json, mappings: json.mappings.slice(1) })) });
+// A script compiled by node:vm cannot import() (Node 20 needs --experimental-vm-modules
+// for that), and the bundle's only dynamic imports left are of Node's built-in
+// modules: require them instead (their exports are the same object).
+for (const file of bundled.outputFiles) {
+  const text = !file.path.endsWith('.cjs')
+    ? file.text
+    : file.text
+        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned)")\)/g, 'Promise.resolve().then(() => require($1))')
+        // esbuild escapes strings but leaves comments and regular expressions as written: escaped
+        // too, the file is ASCII, which V8 keeps as a one-byte string (half the memory and time).
+        .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const code = text.split('\n').filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join('\n');
+  if (file.path.endsWith('.cjs') && /(?<![\w$.])import\(\s*["'`]/.test(code)) {
+    const left = [...code.matchAll(/.{0,60}(?<![\w$.])import\(\s*["'`].{0,60}/g)].map((m) => m[0]).slice(0, 3).join(' | ');
+    throw new Error(`build: dist/svc.cjs still calls import(); only node: built-ins and selfsigned are turned into require: ${left}`);
   }
-}
-for (const file of outputs.values()) {
   mkdirSync(dirname(file.path), { recursive: true });
-  writeFileSync(file.path, file.contents);
+  writeFileSync(file.path, text);
 }
-if (stripped === 0) throw new Error('build: no chunk lost the require banner; check BANNER and the chunks');
 
-// SVC_CONF_BUNDLE is relative to the module that requires it: it must sit in dist/chunks/.
-const withProfiles = Object.entries(result.metafile.outputs).filter(([, o]) => Object.keys(o.inputs).includes('src/config/profiles.ts'));
-if (withProfiles.length !== 1 || !withProfiles[0][0].startsWith('dist/chunks/')) {
-  throw new Error(`build: src/config/profiles.ts must land in one chunk under dist/chunks/, not ${withProfiles.map(([f]) => f).join(', ')}`);
+// The code cache holds what V8 compiled while it ran: run the common paths
+// once (help, describe, the filter, a count, a query and a get against a
+// throwaway local server that answers like the service) so their functions
+// are in it, then save it.
+const { loadBundle } = createRequire(import.meta.url)('../bin/svc.js');
+const { exports: bundle, script } = loadBundle(undefined);
+const server = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.endsWith('/accounts/1')) res.end('{"ID":1,"lastname":"Warm","type":0,"lastmodified":1700000000}');
+    else if (req.method === 'POST') res.end(body.includes('"count":true') ? '{"count":1}' : '[{"ID":1,"lastname":"Warm"}]');
+    else res.end('{}');
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const temp = mkdtempSync(join(tmpdir(), 'svc-build-'));
+let errors = '';
+const sink = (isTTY, keep) => ({ isTTY, columns: isTTY ? 100 : undefined, write: (s) => ((errors += keep ? String(s) : ''), true) });
+const deps = (tty) => ({
+  stdout: sink(tty),
+  stderr: sink(false, true),
+  stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} },
+  env: { SVC_URL: `http://127.0.0.1:${server.address().port}/warm`, SVC_TOKEN: 'warm-up', NO_COLOR: '1' },
+  now: () => Date.now(),
+  configDir: join(temp, 'config'),
+});
+const runs = [
+  [['--help'], false],
+  [['accounts', '--help'], false],
+  [['accounts', 'query', '--help'], false],
+  [['describe', 'accounts'], true],
+  [['describe', 'accounts', '-o', 'json'], false],
+  [['accounts', 'count'], false],
+  [['accounts', 'count', '--filter', 'ID > 1 and lastname ~ "^W"', '--print-request'], false],
+  [['accounts', 'query', '--limit', '1'], true],
+  [['accounts', 'query', '--limit', '1', '-o', 'csv'], false],
+  [['accounts', 'get', '1'], false],
+];
+try {
+  for (const [argv, tty] of runs) {
+    const code = await bundle.run(argv, deps(tty));
+    if (code !== 0) throw new Error(`build: warming the code cache, svc ${argv.join(' ')} exited ${code}: ${errors}`);
+  }
+} finally {
+  server.close();
+  rmSync(temp, { recursive: true, force: true });
 }
+writeFileSync(new URL('../dist/svc.cjs.cache', import.meta.url), script.createCachedData());

@@ -165,3 +165,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   return code;
 }
+
+/** For callers that bring their own Deps (the build's code-cache warm-up). */
+export { run } from './run.js';

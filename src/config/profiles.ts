@@ -14,6 +14,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type Conf from 'conf';
 import { UsageError } from '../errors.js';
+import { checkProfileName } from './profile-name.js';
 import { didYouMean } from '../util/suggest.js';
 
 export interface Profile {
@@ -55,12 +56,7 @@ export interface ProfileStore {
   remove(name: string): boolean;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
-
-/** Checks a profile name: letters, digits, '.', '_' and '-'. */
-export function checkProfileName(name: string): void {
-  if (!NAME.test(name)) throw new UsageError(`invalid profile name '${name}'; use letters, digits, '.', '_' or '-'`);
-}
+export { checkProfileName } from './profile-name.js';
 
 /** A new login identifier: this machine's name and a random part. */
 export function newIdentifier(): string {

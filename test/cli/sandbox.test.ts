@@ -118,7 +118,7 @@ const mode = (file: string): number => statSync(file).mode & 0o777;
 
 describe('svc sandbox', () => {
   beforeAll(() => {
-    expect(existsSync(join(root, 'dist', 'svc.js')), 'dist/svc.js is missing: run `npm run build`').toBe(true);
+    expect(existsSync(join(root, 'dist', 'svc.cjs')), 'dist/svc.cjs is missing: run `npm run build`').toBe(true);
   });
 
   afterAll(async () => {

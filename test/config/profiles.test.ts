@@ -80,7 +80,7 @@ describe('reading and writing the config file', () => {
     expect(() => store.list()).toThrow(SyntaxError);
   });
 
-  it.skipIf(!existsSync(join(root, 'dist/svc.js')))('the built svc writes the same file through its bundled conf', () => {
+  it.skipIf(!existsSync(join(root, 'dist/svc.cjs')))('the built svc writes the same file through its bundled conf', () => {
     const d = dir();
     const svc = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin/svc.js'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: d, SVC_CONFIG_DIR: d } });
     expect(svc('profile', 'list', '-o', 'json').stdout).toBe('[]\n');

@@ -19,7 +19,7 @@ function svc(args: string[], env: Record<string, string> = {}) {
 describe('the built svc binary', () => {
   beforeAll(() => {
     // `npm test` builds first (pretest); running vitest alone needs `npm run build`.
-    expect(existsSync(`${root}dist/svc.js`), 'dist/svc.js is missing: run `npm run build`').toBe(true);
+    expect(existsSync(`${root}dist/svc.cjs`), 'dist/svc.cjs is missing: run `npm run build`').toBe(true);
   });
 
   it('prints its version and exits 0', () => {

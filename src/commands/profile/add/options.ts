@@ -1,6 +1,6 @@
 /** `svc profile add NAME`'s typed options and how its name and flags become them. */
 import { bool, str } from '../../../cli/command.js';
-import { checkProfileName } from '../../../config/profiles.js';
+import { checkProfileName } from '../../../config/profile-name.js';
 import { UsageError } from '../../../errors.js';
 
 export interface ProfileAddOptions {
