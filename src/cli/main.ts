@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Deps, InStream, ProcessControl } from './deps.js';
 
@@ -9,27 +10,35 @@ import type { Deps, InStream, ProcessControl } from './deps.js';
 declare const SVC_VERSION: string;
 const version: string = typeof SVC_VERSION === 'string' ? SVC_VERSION : '0.0.0-dev';
 
-/** What the real Deps need from node:os and node:tty (not in Node's snapshot: loaded after `--version`). */
-interface Platform {
-  readonly homedir: () => string;
-  readonly isatty: (fd: number) => boolean;
-}
+/**
+ * node:os and node:tty are not in Node's snapshot (about 1 ms each to load):
+ * required only when asked (a home directory no environment variable gives,
+ * the TTY flag of standard input).
+ */
+const lazyRequire = createRequire(import.meta.url);
+const homedir = (): string => (lazyRequire('node:os') as typeof import('node:os')).homedir();
+const isatty = (fd: number): boolean => (lazyRequire('node:tty') as typeof import('node:tty')).isatty(fd);
 
 /** The config directory: SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else ~/.config/svc. */
-export function configDirFrom(env: NodeJS.ProcessEnv, homedir: () => string): string {
+export function configDirFrom(env: NodeJS.ProcessEnv, home: () => string): string {
   if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc');
+  return join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'svc');
+}
+
+/** The home directory as os.homedir() finds it: $HOME on POSIX (node:os loads only without it). */
+function homeOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  return platform !== 'win32' && env.HOME ? env.HOME : homedir();
 }
 
 /** The real Deps: the only place svc touches `process`. */
-export function processDeps(platform: Platform): Deps {
+export function processDeps(): Deps {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: stdinStream(platform.isatty),
+    stdin: stdinStream(),
     env: process.env,
     now: () => Date.now(),
-    configDir: configDirFrom(process.env, platform.homedir),
+    configDir: configDirFrom(process.env, () => homeOf(process.env, process.platform)),
     processes: processControl(),
   };
 }
@@ -73,11 +82,16 @@ async function* chunksOf(s: NodeJS.ReadStream): AsyncGenerator<Buffer | string> 
  * prompts. process.stdin is made only when something reads it: its stream
  * costs every command ~1 ms to build, and few commands read.
  */
-function stdinStream(isatty: Platform['isatty']): InStream {
-  const tty = isatty(0);
+function stdinStream(): InStream {
+  let tty: boolean | undefined;
+  const isTTY = (): boolean => (tty ??= isatty(0));
   return {
-    isTTY: tty,
-    setRawMode: tty ? (mode: boolean) => process.stdin.setRawMode(mode) : undefined,
+    get isTTY() {
+      return isTTY();
+    },
+    get setRawMode() {
+      return isTTY() ? (mode: boolean) => process.stdin.setRawMode(mode) : undefined;
+    },
     [Symbol.asyncIterator]: () => chunksOf(process.stdin),
   };
 }
@@ -143,15 +157,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version}\n`);
     return 0;
   }
-  const [{ run }, { ExitCode }, { noteStartupExtraCa }, { homedir }, { isatty }] = await Promise.all([
+  const [{ run }, { ExitCode }, { noteStartupExtraCa }] = await Promise.all([
     import('./run.js'),
     import('../errors.js'),
     import('../http/startup-trust.js'),
-    import('node:os'),
-    import('node:tty'),
   ]);
   noteStartupExtraCa(process.env.NODE_EXTRA_CA_CERTS);
-  const code = await run(argv, processDeps({ homedir, isatty }));
+  const code = await run(argv, processDeps());
   // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
   // nobody reads, a FIFO nobody opened) must not keep the process alive.
   if (code === ExitCode.interrupted) process.exit(code);

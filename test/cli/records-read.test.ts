@@ -76,6 +76,21 @@ describe('svc <family> query', () => {
     expect(s.sandbox.hooks.requests).toEqual([]);
   });
 
+  it('takes combined short flags (-vo csv) as commander does, anywhere on the line, the same as -v -o csv', async () => {
+    const printed = await run(['-vo', 'csv', 'accounts', 'query', '--fields', 'ID', '--limit', '1', '--print-request']);
+    expect(printed).toEqual({ code: 0, stdout: `${JSON.stringify({ fields: { ID: 'ID' }, limit: 1 }, null, 2)}\n`, stderr: '' });
+    const combined = await run(['-vo', 'csv', 'accounts', 'query', '--fields', 'ID,lastname', '--limit', '2']);
+    const apart = await run(['-v', '-o', 'csv', 'accounts', 'query', '--fields', 'ID,lastname', '--limit', '2']);
+    const after = await run(['accounts', 'query', '--fields', 'ID,lastname', '--limit', '2', '-vo', 'csv']);
+    expect(combined.code).toBe(0);
+    expect(combined.stdout).toBe(`ID,lastname\n${ids[0]},${MARK} 000\n${ids[1]},${MARK} 001\n`);
+    for (const r of [apart, after]) expect(r).toMatchObject({ code: 0, stdout: combined.stdout });
+    // -v logs each request on stderr, secrets redacted.
+    for (const r of [combined, apart, after]) expect(r.stderr).toMatch(/^→ POST http:\/\/127\.0\.0\.1:\d+\/\w+\/api\/v1\/accounts\n/);
+    const bad = await run(['-ox', 'accounts', 'count']);
+    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: unknown output format 'x' (choose table, json, ndjson, csv, tsv)\n" });
+  });
+
   it("sends fields in the object form the vendor's api.json types (alias → path), with or without aliases", async () => {
     const r = await run(['accounts', 'query', '--fields', 'ID,lastname,contact.city', '--limit', '2', '-o', 'json']);
     expect(r.code).toBe(0);
