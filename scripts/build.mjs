@@ -32,6 +32,22 @@ await build({
   logLevel: 'warning',
 });
 
+// commander requires node:child_process at load, for subcommands that are separate executables,
+// which svc has none of; node:child_process is not in Node's snapshot (~1.5 ms of every start).
+// commander gets it through a stand-in that requires it on first use.
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes('/node_modules/commander/') ? { path: 'lazy-child-process', namespace: 'svc-lazy' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'svc-lazy' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 const bundled = await build({
   entryPoints: { svc: 'src/cli/main.ts' },
   outdir: 'dist',
@@ -48,6 +64,7 @@ const bundled = await build({
     'import.meta.url': '__svcModuleUrl',
   },
   banner: { js: 'const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [lazyChildProcessForCommander],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).

@@ -60,3 +60,37 @@ export function toGlobals(values: Readonly<Record<string, unknown>>): GlobalOpti
     verbose: values.verbose === true,
   };
 }
+
+/** Whether a global option's flags take a value (`<value>` or `[value]`). */
+function takesValue(spec: OptionSpec): boolean {
+  return /[<[]/.test(spec.flags);
+}
+
+/**
+ * The first command word of a command line, skipping the global options and
+ * their values as commander reads them (`-o csv`, `-ocsv`, `-vo csv`,
+ * `--output=csv`, `--output csv`, `--`). Derived from the options' data, so it
+ * cannot drift from what commander parses; program.ts uses it only to leave
+ * out parts of the tree a command line cannot reach (commander still parses
+ * everything).
+ */
+export function firstCommandWord(argv: readonly string[]): string | undefined {
+  const withValue = new Set(globalOptionSpecs.filter(takesValue).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))));
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') return argv[i + 1];
+    if (!a.startsWith('-') || a === '-') return a;
+    if (a.startsWith('--')) {
+      if (!a.includes('=') && withValue.has(a)) i++;
+      continue;
+    }
+    // A cluster of short flags: the first that takes a value takes the rest of the word, or the next word.
+    for (let k = 1; k < a.length; k++) {
+      if (withValue.has(`-${a[k]}`)) {
+        if (k === a.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return undefined;
+}

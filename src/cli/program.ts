@@ -16,7 +16,7 @@ import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './comm
 import { createContext } from './context.js';
 import { cliCommands, type CommandTree } from './cli-commands.js';
 import type { Deps } from './deps.js';
-import { globalOptionSpecs, toGlobals } from './globals.js';
+import { firstCommandWord, globalOptionSpecs, toGlobals } from './globals.js';
 
 /** Commander's Command, tagging its usage errors with the command path for the hint. */
 class SvcCommand extends Command {
@@ -107,7 +107,11 @@ function groupSummary(f: ResourceFamily): string {
 export type Program = CommandTree;
 
 /** Builds the command tree. Cheap: command bodies load when they run, family verbs when a family is used. */
-export function buildProgram(deps: Deps): Program {
+export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
+  // A command line that names a record family reaches only that family's group: the rest of the tree is
+  // left out (a start-up cost); commander still parses the whole line.
+  const word = argv && firstCommandWord(argv);
+  const only = word !== undefined && !commands.some((c) => c.name === word) ? findFamily(word) : undefined;
   const root = new SvcCommand('svc');
   root
     .description('work with the Business Data REST Service from the command line')
@@ -139,10 +143,10 @@ export function buildProgram(deps: Deps): Program {
   };
   // svc's own commands (completion, help) are listed after those about the catalogue (resources, describe).
   const own = commands.findIndex((c) => c.name === 'describe') + 1;
-  for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner);
+  if (!only) for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner);
 
   const pending = new Map<Command, ResourceFamily>();
-  for (const family of families) {
+  for (const family of only ? [only] : families) {
     // A family may share its name with a hand-written command (the family `resources`
     // and `svc resources`): its verbs then join that command.
     const existing = root.commands.find((c) => c.name() === family.name);

@@ -34,7 +34,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return ExitCode.ok;
   }
   const { buildProgram } = await import('./program.js');
-  const { root } = buildProgram(deps);
+  const { root } = buildProgram(deps, argv);
   if (argv.length === 0) {
     root.outputHelp();
     return ExitCode.ok;

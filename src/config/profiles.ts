@@ -7,10 +7,8 @@
  * that talks to the service reads it; conf, with ajv, cost each ~60 ms to
  * load). Writes go through conf, loaded at the first write.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type Conf from 'conf';
 import { UsageError } from '../errors.js';
@@ -60,6 +58,10 @@ export { checkProfileName } from './profile-name.js';
 
 /** A new login identifier: this machine's name and a random part. */
 export function newIdentifier(): string {
+  // node:os and node:crypto are not in Node's snapshot: loaded here, for a profile being written, not at every read.
+  const load = createRequire(import.meta.url);
+  const { hostname } = load('node:os') as typeof import('node:os');
+  const { randomBytes } = load('node:crypto') as typeof import('node:crypto');
   const host = hostname().replace(/[^A-Za-z0-9-]/g, '').slice(0, 40) || 'host';
   return `svc-${host}-${randomBytes(6).toString('hex')}`;
 }
