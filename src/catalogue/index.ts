@@ -4,8 +4,8 @@
  */
 import { suggest } from '../util/suggest.js';
 import { adminOnlyReads, defaultColumns, extraOperations, fieldNotes } from './overrides.js';
-import { generatedCatalogue } from './resources.gen.js';
-import type { Family, Field, Operation } from './types.js';
+import { generatedFamilies } from './resources.gen.js';
+import type { Family, FamilyHeader, FamilyText, Field, Operation } from './types.js';
 
 export type * from './types.js';
 export { COMPOSITE_TYPES, isComposite } from './types.js';
@@ -23,15 +23,24 @@ export interface ResourceField extends Field {
 
 const ORDER: readonly Operation[] = ['list', 'get', 'exists', 'create', 'update', 'delete'];
 
-function applyOverrides(f: Family): ResourceFamily {
+/** The operations of a family with the hand-written extras, in the usual order. */
+function operationsOf(f: FamilyHeader): Operation[] {
   const extra = extraOperations[f.name] ?? [];
-  const notes = fieldNotes[f.name] ?? {};
+  return ORDER.filter((o) => f.operations.includes(o) || extra.includes(o));
+}
+
+type Rest = Omit<ResourceFamily, keyof FamilyHeader>;
+const LAZY: readonly (keyof Rest)[] = ['idType', 'permissions', 'dependsOn', 'getParams', 'writeParams', 'fields', 'rules', 'unique', 'defaultColumns'];
+
+/** A family's other members from its JSON text, with the overrides applied. */
+function restOf(g: FamilyText): Rest {
+  const f = JSON.parse(g.text) as Omit<Family, keyof FamilyHeader>;
+  const notes = fieldNotes[g.name] ?? {};
   const { read, write } = f.permissions;
   return {
     ...f,
-    operations: ORDER.filter((o) => f.operations.includes(o) || extra.includes(o)),
-    permissions: { read: adminOnlyReads.includes(f.name) ? { ...read, adminOnly: true } : read, write },
-    defaultColumns: defaultColumns[f.name] ?? ['ID'],
+    permissions: { read: adminOnlyReads.includes(g.name) ? { ...read, adminOnly: true } : read, write },
+    defaultColumns: defaultColumns[g.name] ?? ['ID'],
     fields: f.fields.map((field) => {
       const note = notes[field.name];
       return note === undefined ? field : { ...field, note };
@@ -39,8 +48,23 @@ function applyOverrides(f: Family): ResourceFamily {
   };
 }
 
+/**
+ * A family whose header is there at once and whose other members are parsed
+ * from its text on first use (every start builds the command groups of all
+ * 64 families; most commands use one). The members are ordinary enumerable
+ * properties to every reader (spread, JSON, Object.keys).
+ */
+function lazyFamily(g: FamilyText): ResourceFamily {
+  let rest: Rest | undefined;
+  const family = { name: g.name, title: g.title, access: g.access, operations: operationsOf(g) };
+  for (const key of LAZY) {
+    Object.defineProperty(family, key, { enumerable: true, get: () => (rest ??= restOf(g))[key] });
+  }
+  return family as unknown as ResourceFamily;
+}
+
 /** Every family, in the service's order. */
-export const families: readonly ResourceFamily[] = generatedCatalogue.families.map(applyOverrides);
+export const families: readonly ResourceFamily[] = generatedFamilies.map(lazyFamily);
 
 const byName = new Map(families.map((f) => [f.name, f]));
 

@@ -162,3 +162,12 @@ export interface Family {
 export interface Catalogue {
   readonly families: readonly Family[];
 }
+
+/** The parts of a family every start needs (command groups, help); the rest is parsed on first use. */
+export type FamilyHeader = Pick<Family, 'name' | 'title' | 'access' | 'operations'>;
+
+/** A family as the generated module holds it: its header as data, the rest as JSON text. */
+export interface FamilyText extends FamilyHeader {
+  /** JSON of the family's other members (Omit<Family, keyof FamilyHeader>). */
+  readonly text: string;
+}
