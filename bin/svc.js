@@ -4,8 +4,13 @@
 // compiles it once into a V8 code cache, dist/svc.cjs.cache; this shim loads
 // the bundle through that cache, so a command does not spend its start-up
 // parsing and compiling JavaScript (Node 20 has no module.enableCompileCache).
-// V8 refuses a cache made by another Node or V8, and the bundle then compiles
-// as usual. scripts/build.mjs makes the cache with this same function.
+//
+// V8 checks only that a cache fits the V8 version, its flags and the source's
+// length; a cache for other source of the same length would run that other
+// code, and a damaged one can crash V8. So the cache file starts with the
+// CRC-32 of the bundle it was made from and of its own data, and is used only
+// when both match; otherwise the bundle compiles as usual (slower, same result).
+// scripts/build.mjs makes the cache with these same functions.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
@@ -13,40 +18,75 @@ const { join } = require('node:path');
 const { Script } = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
+const bundleFile = join(dist, 'svc.cjs');
+const cacheFile = join(dist, 'svc.cjs.cache');
+const MAGIC = 0x53564331; // "SVC1"
+const HEADER = 12;
+
+/** The bundle's bytes (the build keeps it ASCII, so latin1 reads it exactly and V8 keeps a one-byte string). */
+function readBundle() {
+  return readFileSync(bundleFile);
+}
+
+/** zlib.crc32 (Node 20.15 and later), or undefined: then no cache is used. */
+function crc32Of() {
+  const { crc32 } = require('node:zlib');
+  return typeof crc32 === 'function' ? crc32 : undefined;
+}
+
+/** The cache file's bytes: header (magic, CRC-32 of the bundle, CRC-32 of the data) and V8's data. */
+function packCache(bundle, data) {
+  const crc32 = crc32Of();
+  if (!crc32) return undefined;
+  const header = Buffer.alloc(HEADER);
+  header.writeUInt32BE(MAGIC, 0);
+  header.writeUInt32BE(crc32(bundle), 4);
+  header.writeUInt32BE(crc32(data), 8);
+  return Buffer.concat([header, data]);
+}
+
+/** V8's data from the cache file when it was made from this bundle and is intact, else undefined. */
+function unpackCache(bundle, file) {
+  const crc32 = file && file.length > HEADER && file.readUInt32BE(0) === MAGIC ? crc32Of() : undefined;
+  if (!crc32 || file.readUInt32BE(4) !== crc32(bundle)) return undefined;
+  const data = file.subarray(HEADER);
+  return file.readUInt32BE(8) === crc32(data) ? data : undefined;
+}
 
 /** The bundle's exports, compiled with `cachedData` when given; the Script can make a new cache. */
-function loadBundle(cachedData) {
-  const file = join(dist, 'svc.cjs');
-  // The build keeps the bundle ASCII, so latin1 reads it exactly and V8 keeps a one-byte string.
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'latin1')}\n})`;
-  const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const bundle = { exports: {} };
-  script.runInThisContext().call(bundle.exports, bundle.exports, createRequire(file), bundle, file, dist);
-  return { exports: bundle.exports, script };
+function loadBundle(bundle, cachedData) {
+  const source = `(function (exports, require, module, __filename, __dirname) {${bundle.toString('latin1')}\n})`;
+  const script = new Script(source, { filename: bundleFile, ...(cachedData ? { cachedData } : {}) });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, dist);
+  return { exports: module.exports, script };
 }
 
 function readCache() {
   try {
-    return readFileSync(join(dist, 'svc.cjs.cache'));
+    return readFileSync(cacheFile);
   } catch {
     return undefined;
   }
 }
 
-exports.loadBundle = loadBundle;
-
-if (require.main === module) {
-  const argv = process.argv.slice(2);
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    // The same version the build bakes into the bundle (package.json's), without loading it.
-    process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
-  } else run(argv);
-}
-
 function run(argv) {
-  loadBundle(readCache())
+  const bundle = readBundle();
+  loadBundle(bundle, unpackCache(bundle, readCache()))
     .exports.main(argv)
     .then((code) => {
       process.exitCode = code;
     });
+}
+
+Object.assign(exports, { readBundle, loadBundle, packCache, cacheFile });
+
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    // The version the build bakes into the bundle (package.json's), without loading it. A failed
+    // write (a closed pipe, a full disk) is left to the bundle, which says so as for any output.
+    process.stdout.once('error', () => run(argv));
+    process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+  } else run(argv);
 }

@@ -96,8 +96,9 @@ for (const file of bundled.outputFiles) {
 // once (help, describe, the filter, a count, a query and a get against a
 // throwaway local server that answers like the service) so their functions
 // are in it, then save it.
-const { loadBundle } = createRequire(import.meta.url)('../bin/svc.js');
-const { exports: bundle, script } = loadBundle(undefined);
+const shim = createRequire(import.meta.url)('../bin/svc.js');
+const bundleBytes = shim.readBundle();
+const { exports: bundle, script } = shim.loadBundle(bundleBytes, undefined);
 const server = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk) => (body += chunk));
@@ -141,4 +142,6 @@ try {
   server.close();
   rmSync(temp, { recursive: true, force: true });
 }
-writeFileSync(new URL('../dist/svc.cjs.cache', import.meta.url), script.createCachedData());
+const packed = shim.packCache(bundleBytes, script.createCachedData());
+if (!packed) throw new Error('build: this Node has no zlib.crc32 (Node 20.15 or later): cannot make the code cache');
+writeFileSync(shim.cacheFile, packed);

@@ -72,7 +72,8 @@ function takesValue(spec: OptionSpec): boolean {
  * `--output=csv`, `--output csv`, `--`). Derived from the options' data, so it
  * cannot drift from what commander parses; program.ts uses it only to leave
  * out parts of the tree a command line cannot reach (commander still parses
- * everything).
+ * everything). Undefined when help is asked for before it (`--help accounts`
+ * is the root's help, which lists the whole tree).
  */
 export function firstCommandWord(argv: readonly string[]): string | undefined {
   const withValue = new Set(globalOptionSpecs.filter(takesValue).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))));
@@ -80,12 +81,14 @@ export function firstCommandWord(argv: readonly string[]): string | undefined {
     const a = argv[i] ?? '';
     if (a === '--') return argv[i + 1];
     if (!a.startsWith('-') || a === '-') return a;
+    if (a === '--help') return undefined;
     if (a.startsWith('--')) {
       if (!a.includes('=') && withValue.has(a)) i++;
       continue;
     }
     // A cluster of short flags: the first that takes a value takes the rest of the word, or the next word.
     for (let k = 1; k < a.length; k++) {
+      if (a[k] === 'h') return undefined;
       if (withValue.has(`-${a[k]}`)) {
         if (k === a.length - 1) i++;
         break;

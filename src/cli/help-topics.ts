@@ -28,6 +28,7 @@ export const helpTopics: Readonly<Record<string, { summary: string; page: () => 
 
 /** The page of a topic, or undefined. */
 export async function helpTopicView(topic: string): Promise<TextView | undefined> {
-  const t = helpTopics[topic];
+  // Own topics only: `svc help constructor` is no topic.
+  const t = Object.hasOwn(helpTopics, topic) ? helpTopics[topic] : undefined;
   return t ? { kind: 'text', text: await t.page() } : undefined;
 }

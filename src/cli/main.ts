@@ -144,15 +144,8 @@ export function processControl(): ProcessControl {
   };
 }
 
-/** Entry point used by bin/svc.js. */
-export async function main(argv: readonly string[]): Promise<number> {
-  let failed: NodeJS.ErrnoException | undefined;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    // A closed pipe (svc … | head) is not an error: stop quietly.
-    if (err.code === 'EPIPE') process.exit(0);
-    failed ??= err;
-  });
-  // `svc --version` answers before the rest of svc loads (run() answers it too, for in-process callers).
+/** Runs the command line; `svc --version` answers before the rest of svc loads (run() answers it too, for in-process callers). */
+async function runCommand(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     process.stdout.write(`${version}\n`);
     return 0;
@@ -167,6 +160,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
   // nobody reads, a FIFO nobody opened) must not keep the process alive.
   if (code === ExitCode.interrupted) process.exit(code);
+  return code;
+}
+
+/** Entry point used by bin/svc.js. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let failed: NodeJS.ErrnoException | undefined;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    // A closed pipe (svc … | head) is not an error: stop quietly.
+    if (err.code === 'EPIPE') process.exit(0);
+    failed ??= err;
+  });
+  const code = await runCommand(argv);
+
   // A failed write is reported a tick later (even a synchronous one, to a file or device).
   await new Promise<void>((resolve) => setImmediate(resolve));
   // Output that did not all arrive (a full disk behind stdout) fails the command, in words.

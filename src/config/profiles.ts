@@ -95,8 +95,21 @@ function readConfig(path: string): Partial<ConfigShape> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw err;
   }
-  // No schema is given to conf: its only check is that the file parses (a SyntaxError otherwise).
-  return Object.assign({}, JSON.parse(text) as Partial<ConfigShape>);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: not valid JSON (${(err as Error).message}); fix it, or remove it and add the profiles again`);
+  }
+  // Own members only: a "__proto__" key in the file is data, never the prototype of what svc reads.
+  const own = <T,>(o: unknown, key: string): T | undefined =>
+    typeof o === 'object' && o !== null && !Array.isArray(o) && Object.hasOwn(o, key) ? ((o as Record<string, T>)[key] as T) : undefined;
+  const profiles = own<Record<string, Omit<Profile, 'name'>>>(data, 'profiles');
+  const current = own<unknown>(data, 'current');
+  return {
+    ...(typeof profiles === 'object' && profiles !== null && !Array.isArray(profiles) ? { profiles: Object.fromEntries(Object.entries(profiles)) } : {}),
+    ...(typeof current === 'string' ? { current } : {}),
+  };
 }
 
 /** Opens the profile store in a config directory (conf loads at the first write). */
@@ -114,7 +127,8 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
     }));
   const all = (): Record<string, Omit<Profile, 'name'>> => readConfig(path).profiles ?? {};
   const get = (name: string): Profile | undefined => {
-    const p = all()[name];
+    const profiles = all();
+    const p = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
     return p ? { name, ...p } : undefined;
   };
   return {

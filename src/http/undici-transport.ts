@@ -6,12 +6,10 @@
  * snapshot (node-transport.ts does every other request).
  */
 import { setFlagsFromString } from 'node:v8';
-// The dispatcher and the request call straight from their modules: undici's
-// index loads all of undici (fetch, WebSocket, caches, mocks), ~70 ms more.
-// The index would also put `request` on every dispatcher's prototype; here it
-// is called with the dispatcher as `this` instead.
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
-import dispatchRequest from 'undici/lib/api/api-request.js';
+// From undici's index, though it loads all of undici (~70 ms more): the index is what puts `request` and
+// `connect` on the dispatchers' prototype, and the proxy agent calls `connect` to open its tunnels (its
+// modules imported one by one worked straight, but failed every request through a proxy).
+import { EnvHttpProxyAgent } from 'undici';
 import type { RawResponse, ResponseBody, Transport, TransportOptions, TransportRequest } from './transport.js';
 
 // undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it twice:
@@ -47,7 +45,7 @@ export function createUndiciTransport(opts: TransportOptions, proxy: ProxySettin
   return {
     async send(req: TransportRequest): Promise<RawResponse> {
       const { url } = req;
-      const res = await dispatchRequest.call(dispatcher, {
+      const res = await dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method as 'GET',

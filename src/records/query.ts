@@ -44,7 +44,7 @@ export async function* allPages(client: HttpClient, family: ResourceFamily, q: K
     const filter = q.filter ? { 0: ['AND', q.filter, after] } : after;
     const body: Record<string, unknown> = { ...q.body, [q.filterMember]: filter, sort: ['+ID'], limit: pageSize };
     if (sel.fields) body.fields = sel.fields;
-    const page = await postQuery<Row[]>(client, family, body);
+    const page = await postQueryEach<Row>(client, family, body);
     for (const row of page) {
       last = Number(row[sel.idKey]);
       yield sel.strip ? withoutKey(row, sel.idKey) : row;

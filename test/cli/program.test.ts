@@ -75,3 +75,16 @@ describe('the svc program', () => {
     expect(r).toEqual({ code: 2, stdout: '', stderr: "svc: missing required argument 'path' (run 'svc describe --help')\n" });
   });
 });
+
+describe('prototype keys as words', () => {
+  it('are no help topics, commands or families', async () => {
+    for (const word of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const help = await svc(['help', word]);
+      expect(help.code).toBe(2);
+      expect(help.stderr).toMatch(new RegExp(`^svc: no help for '${word}'.*\\(run 'svc --help'\\)\\n$`));
+      const cmd = await svc([word]);
+      expect(cmd.code).toBe(2);
+      expect(cmd.stderr).toMatch(new RegExp(`^svc: unknown command '${word}'`));
+    }
+  });
+});

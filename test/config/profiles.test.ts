@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/config/profiles.js';
+import { UsageError } from '../../src/errors.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = (): string => mkdtempSync(join(tmpdir(), 'svc-profiles-'));
@@ -73,11 +74,32 @@ describe('reading and writing the config file', () => {
     expect(reader.list().map((p) => p.name)).toEqual(['later']);
   });
 
-  it('refuses a config file that is not JSON, as conf does', async () => {
+  it('refuses a config file that is not JSON in one line naming the file and the fix (an empty one too)', async () => {
+    for (const text of ['{ "profiles": ', '']) {
+      const d = dir();
+      writeFileSync(join(d, 'config.json'), text);
+      const store = await openProfiles(d);
+      expect(() => store.list()).toThrow(UsageError);
+      expect(() => store.list()).toThrow(new RegExp(`^cannot read ${join(d, 'config.json').replace(/[.]/g, '\\.')}: not valid JSON \\(.+\\); fix it, or remove it and add the profiles again$`));
+    }
+  });
+
+  it('reads only what the file holds: "__proto__" and "constructor" are names, never the prototype', async () => {
     const d = dir();
-    writeFileSync(join(d, 'config.json'), '{ "profiles": ');
+    const url = 'http://127.0.0.1:1/x';
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ ['__proto__']: { profiles: { a: { url } }, current: 'a' } }).replace('"__proto__"', '"__proto__"'));
     const store = await openProfiles(d);
-    expect(() => store.list()).toThrow(SyntaxError);
+    expect(store.list()).toEqual([]);
+    expect(store.current()).toBeUndefined();
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(store.get(name)).toBeUndefined();
+      expect(() => store.use(name)).toThrow(UsageError);
+    }
+    const nested = dir();
+    writeFileSync(join(nested, 'config.json'), '{"profiles": {"__proto__": {"url": "http://127.0.0.1:1/y"}}, "current": "x"}');
+    const other = await openProfiles(nested);
+    expect(other.get('constructor')).toBeUndefined();
+    expect(other.get('url')).toBeUndefined();
   });
 
   it.skipIf(!existsSync(join(root, 'dist/svc.cjs')))('the built svc writes the same file through its bundled conf', () => {

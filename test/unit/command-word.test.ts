@@ -17,6 +17,11 @@ describe('the first command word, skipping global options as commander reads the
     [['--profile', 'p', '--timeout', '5s', 'describe', 'accounts'], 'describe'],
     [['--', 'accounts'], 'accounts'],
     [['--verbose'], undefined],
+    [['--help', 'accounts'], undefined],
+    [['-h', 'accounts'], undefined],
+    [['-vh', 'accounts'], undefined],
+    [['-v', '--help', 'accounts', 'count'], undefined],
+    [['accounts', '--help'], 'accounts'],
     [['-o'], undefined],
   ])('%j → %s', (argv, word) => {
     expect(firstCommandWord(argv)).toBe(word);
@@ -28,6 +33,10 @@ describe('the first command word, skipping global options as commander reads the
     const group = await svc(['accounts', '--help']);
     expect(group.code).toBe(0);
     expect(group.stdout).toMatch(/^Usage: svc accounts \[options\] \[command\]/);
+    // Help asked for before the family word is the root's help, with the whole tree.
+    const rootHelp = (await svc(['--help'])).stdout;
+    for (const argv of [['--help', 'accounts'], ['-h', 'accounts', 'count'], ['-vh', 'accounts']]) expect((await svc(argv)).stdout).toBe(rootHelp);
+    expect(rootHelp).toMatch(/^Commands:\n\s+resources/m);
     // `resources` is a family and a command of svc: the command, with the family's verbs.
     expect((await svc(['resources', '-o', 'json'])).code).toBe(0);
     const typo = await svc(['acounts', 'count']);

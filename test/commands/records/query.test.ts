@@ -1,7 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryVerb } from '../../../src/commands/records/query/command.js';
 import type { QueryOptions } from '../../../src/commands/records/query/options.js';
-import { sandboxCli } from '../../helpers/cli.js';
+import { sandboxCli, svc } from '../../helpers/cli.js';
 import { family, NO_FILTER, optionsOf, refusal } from './support.js';
 
 describe('accounts query: flags → options', () => {
@@ -100,5 +102,37 @@ describe('accounts query: options → what the user sees', () => {
     const r = await run(['accounts', 'query', '--limit', '0']);
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: "svc: --limit takes a whole number from 1 to 10000, not '0'\n" });
     expect(sandbox().sandbox.hooks.requests).toEqual([]);
+  });
+});
+
+describe('accounts query against a service that answers oddly', () => {
+  // A server that answers every query with `page`, and every count with `count` (as JSON).
+  let server: Server;
+  let answers: { page: string; count: string } = { page: '[]', count: '{}' };
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(body.includes('"count":true') ? answers.count : answers.page);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const run = (argv: string[]) =>
+    svc(argv, { env: { SVC_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`, SVC_TOKEN: 't', NO_COLOR: '1' } });
+
+  it('prints a full page and no notice when the count answer holds no number', async () => {
+    answers = { page: '[{"ID":1},{"ID":2}]', count: '{}' };
+    expect(await run(['accounts', 'query', '--limit', '2', '--fields', 'ID', '-o', 'csv'])).toEqual({ code: 0, stdout: 'ID\n1\n2\n', stderr: '' });
+  });
+
+  it('says what was wrong when a page is not a JSON array, in one line', async () => {
+    answers = { page: '{"a":1}', count: '{"count":1}' };
+    const r = await run(['accounts', 'query', '--limit', '2', '-o', 'json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^svc: POST http:\/\/127\.0\.0\.1:\d+\/x\/api\/v1\/accounts answered an object where a JSON array was expected\n$/);
   });
 });

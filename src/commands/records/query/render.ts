@@ -11,7 +11,8 @@ export function recordsView(family: ResourceFamily, output: OutputSettings, sele
 }
 
 /** The notice on stderr when a page held fewer records than match, so nothing is cut off silently. */
-export function truncationNotice(family: ResourceFamily, shown: number, count: number, offset: number): string | undefined {
-  if (count <= offset + shown) return undefined;
+export function truncationNotice(family: ResourceFamily, shown: number, count: unknown, offset: number): string | undefined {
+  // An answer without a number says nothing about what was left out.
+  if (typeof count !== 'number' || !(count > offset + shown)) return undefined;
   return `svc: showing ${shown.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} ${family.name} (use --all or --limit)\n`;
 }

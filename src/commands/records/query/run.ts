@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../../cli/context.js';
 import type { Row } from '../../../output/view.js';
-import { allPages, postQuery } from '../../../records/query.js';
+import { allPages, postQuery, postQueryEach } from '../../../records/query.js';
 import { showRequestInstead } from '../filter-flags.js';
 import { toQueryRequest } from '../query-request.js';
 import type { QueryOptions } from './options.js';
@@ -22,7 +22,8 @@ export async function runQuery(opts: QueryOptions, ctx: Context): Promise<void> 
   if (await showRequestInstead(opts, req.body, req.filter, ctx)) return;
   const { client } = await ctx.connect({ token: true });
   if (opts.all) return ctx.emit(recordsView(family, output, opts.fields, allPages(client, family, req, opts.pageSize), opts.tz));
-  const rows = await postQuery<Row[]>(client, family, req.body);
+  // A page of records is a JSON array; anything else is an error that says so.
+  const rows = await postQueryEach<Row>(client, family, req.body);
   await ctx.emit(recordsView(family, output, opts.fields, rows, opts.tz));
   if (rows.length < (req.limit ?? 1000)) return;
   const { count } = await postQuery<{ count: number }>(client, family, { ...req.body, count: true });

@@ -1,0 +1,79 @@
+/**
+ * bin/svc.js, the shim that loads the bundle through its V8 code cache: a
+ * cache that is damaged, missing, or made for another bundle must change
+ * nothing a user sees (V8 itself checks only the source's length, and may
+ * crash on damaged data), and `--version`, answered by the shim, must fail
+ * in words like any other output.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let copy = '';
+
+/** A copy of the installed svc (bin, dist, package.json) whose files a test may damage. */
+beforeAll(() => {
+  expect(existsSync(join(root, 'dist', 'svc.cjs.cache')), 'dist/svc.cjs.cache is missing: run `npm run build`').toBe(true);
+  copy = mkdtempSync(join(tmpdir(), 'svc-shim-'));
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
+});
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+const cacheFile = (): string => join(copy, 'dist', 'svc.cjs.cache');
+const svc = (args: string[], shell?: string) =>
+  spawnSync(shell ? 'sh' : process.execPath, shell ? ['-c', shell] : [join(copy, 'bin', 'svc.js'), ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: copy, SVC_CONFIG_DIR: join(copy, 'config') },
+  });
+
+describe('the shim and its code cache', () => {
+  it('gives the same help with a damaged, empty, missing or foreign cache as with its own', () => {
+    const good = readFileSync(cacheFile());
+    const expected = svc(['--help']);
+    expect(expected.status).toBe(0);
+    const damaged = (offset: number): Buffer => {
+      const b = Buffer.from(good);
+      b.write('ABCDEFGH', Math.min(offset, b.length - 8), 'latin1');
+      return b;
+    };
+    for (const [what, bytes] of [
+      ...[20, 20_000, 100_000, 300_000, good.length - 100].map((o) => [`8 bytes overwritten at ${o}`, damaged(o)] as const),
+      ['truncated', good.subarray(0, good.length >> 1)],
+      ['empty', Buffer.alloc(0)],
+    ] as const) {
+      writeFileSync(cacheFile(), bytes);
+      const r = svc(['--help']);
+      expect({ what, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ what, status: 0, stdout: expected.stdout, stderr: '' });
+    }
+    rmSync(cacheFile());
+    expect(svc(['--help']).stdout).toBe(expected.stdout);
+    writeFileSync(cacheFile(), good);
+  });
+
+  it('runs the bundle as it is, not the code a cache was made from (same length, other text)', () => {
+    const bundle = join(copy, 'dist', 'svc.cjs');
+    const text = readFileSync(bundle, 'latin1');
+    expect(text).toContain('print the version');
+    writeFileSync(bundle, text.replaceAll('print the version', 'PRINT THE VERSION'), 'latin1');
+    try {
+      expect(svc(['--help']).stdout).toContain('PRINT THE VERSION');
+    } finally {
+      writeFileSync(bundle, text, 'latin1');
+    }
+  });
+
+  it('says so when it cannot write the version (a full disk), as for any output', (ctx) => {
+    const full = join(copy, 'full');
+    const made = spawnSync('mknod', ['-m', '666', full, 'c', '1', '7']);
+    if (made.status !== 0) ctx.skip(`cannot make a private /dev/full here (mknod: ${made.stderr.toString().trim()}); the real one is not put at risk`);
+    const r = svc([], `"${process.execPath}" "${join(copy, 'bin', 'svc.js')}" --version > "${full}"`);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 1,
+      stderr: 'svc: cannot write to standard output: no space left on device (ENOSPC); free some space or write elsewhere\n',
+    });
+  });
+});
