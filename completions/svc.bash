@@ -4,7 +4,7 @@ _svc_words() {
   case "$1" in
     '') echo 'resources describe completion help login logout whoami auth profile sandbox config settings accounts actionsteps addresses applicationassets applications appointments associations binfiles campaigns categories channels comments components contacts contacts2contacts contracts couponcodes coupons customfields davservers devices documents dunning dunning2transactions entities2channels events feedservers files follows forks groups groups2users invitations items ledgers likes links mailinglists mailingrecipients mailservers messagereads messages notes objects opportunities participants payments permissions pricelists pricelists2accounts prices projects records relateditems services stocktransactions storages suppliers tasks tickets transactions users weblets' ;;
     'resources') echo 'query count sum export get exists describe' ;;
-    'auth') echo 'status token' ;;
+    'auth') echo 'login logout whoami status token' ;;
     'profile') echo 'add list use show remove' ;;
     'sandbox') echo 'start status stop reset' ;;
     'accounts') echo 'query count sum export get exists describe create update delete' ;;
@@ -161,6 +161,9 @@ _svc_flags() {
     'logout') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'whoami') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'auth login') echo '--user --password-stdin --appsecret-stdin --otp --expires --insecure-storage -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'auth logout') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'auth whoami') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth status') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth token') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;

@@ -18,6 +18,15 @@ describe('svc whoami', () => {
     expect(sandbox.sandbox.hooks.requests.map((q) => `${q.method} ${q.url}`)).toContain('GET /demo/auth/v1/');
   });
 
+  it('is also `svc auth whoami`, the same command (as login and logout are `svc auth login|logout`)', async () => {
+    const top = await run(['whoami', '-o', 'json']);
+    expect(top.code, top.stderr).toBe(0);
+    expect(await run(['auth', 'whoami', '-o', 'json'])).toEqual(top);
+    const help = await run(['auth', '--help']);
+    const listed = [...help.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
+    expect(listed).toEqual(['login', 'logout', 'whoami', 'status', 'token', 'help']);
+  });
+
   it('shows the user and a table of permissions on a terminal', async () => {
     const r = await run(['whoami'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
