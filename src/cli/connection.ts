@@ -80,9 +80,11 @@ export async function keychainOf(deps: Deps): Promise<CredentialStore> {
   return (await import('../auth/keychain.js')).createKeychainStore(service ? { service } : {});
 }
 
-/** The plain-file store, when the profile opted in to it. */
+/** The plain-file store, when the profile opted in to it (or, for an instance named by URL alone, when a login there did). */
 export async function plainStoreOf(deps: Deps, target: Target): Promise<CredentialStore | undefined> {
-  if (!target.profile?.insecureStorage) return undefined;
+  // A profile remembers the opt-in; an instance named by --url alone has no profile, and its plain-file
+  // entry can only have been written by a login with --insecure-storage, so it is read back too.
+  if (target.profile && !target.profile.insecureStorage) return undefined;
   const { createPlainFileStore } = await import('../auth/plain-file.js');
   return createPlainFileStore(deps.configDir, (m) => deps.stderr.write(`svc: ${m}\n`));
 }

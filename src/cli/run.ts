@@ -11,9 +11,12 @@ function isCommanderError(err: unknown): err is CommanderError {
 /** Commander's message in svc's style: one line, lower-case, with the fix. */
 export function reshapeCommanderMessage(err: CommanderError): string {
   const path = (err as CommanderError & { commandPath?: string }).commandPath ?? 'svc';
+  // commander suggests for an unknown command that looks like an option (after `--`) by cutting the
+  // candidates' first two characters ('help' → '--lp'): no suggestion then.
+  const optionLike = err.code === 'commander.unknownCommand' && /^error: unknown command '-/.test(err.message);
   const message = err.message
     .replace(/^error: /, '')
-    .replace(/\n?\(Did you mean (?:one of )?([^)]*)\?\)/, (_m, s: string) => `; did you mean '${s.split(', ')[0]}'?`)
+    .replace(/\n?\(Did you mean (?:one of )?([^)]*)\?\)/, (_m, s: string) => (optionLike ? '' : `; did you mean '${s.split(', ')[0]}'?`))
     .replace(/\s*\n\s*/g, ' ')
     .trim();
   return `${message} (run '${path} --help')`;

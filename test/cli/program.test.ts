@@ -88,3 +88,9 @@ describe('prototype keys as words', () => {
     }
   });
 });
+
+describe('after --', () => {
+  it('takes an option-like word as an unknown command, without a made-up suggestion', async () => {
+    expect(await svc(['--', '--help'])).toEqual({ code: 2, stdout: '', stderr: "svc: unknown command '--help' (run 'svc --help')\n" });
+  });
+});

@@ -69,6 +69,21 @@ describe('svc login: against the sandbox', () => {
     expect((await openProfiles(configDir)).get('sb')).toMatchObject({ user: 'demo', insecureStorage: true });
   });
 
+  it('reads the token back for an instance named by --url alone, as it was stored (no profile to remember the choice)', async () => {
+    const configDir = tempConfigDir();
+    const login = await svc(['login', '--url', sandbox.instanceUrl, '--user', 'demo', '--password-stdin', '--insecure-storage'], {
+      configDir,
+      keychain: testKeychain(),
+      env: { SVC_APPSECRET: appsecret() },
+      stdin: [sandbox.user('demo').password],
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const count = await svc(['--url', sandbox.instanceUrl, 'accounts', 'count', '-o', 'json'], { configDir, keychain: testKeychain() });
+    expect(count.code, count.stderr).toBe(0);
+    expect(JSON.parse(count.stdout)).toHaveProperty('count');
+    expect(count.stderr).toMatch(/^svc: warning: using secrets stored in plain text in .+ \(chosen with --insecure-storage\)\n$/);
+  });
+
   it('prints the result as data only when asked with -o', async () => {
     const configDir = await profileDir();
     const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage', '-o', 'json'], {
