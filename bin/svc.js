@@ -55,8 +55,8 @@ function unpackCache(bundle, file) {
 
 /** The bundle's exports, compiled with `cachedData` when given; the Script can make a new cache. */
 function loadBundle(bundle, cachedData) {
-  const source = `(function (exports, require, module, __filename, __dirname) {${bundle.toString('latin1')}\n})`;
-  const script = new Script(source, { filename: bundleFile, ...(cachedData ? { cachedData } : {}) });
+  // The bundle is the CommonJS wrapper function itself (see scripts/build.mjs).
+  const script = new Script(bundle.toString('latin1'), { filename: bundleFile, ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, dist);
   return { exports: module.exports, script };

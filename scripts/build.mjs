@@ -48,6 +48,32 @@ const lazyChildProcessForCommander = {
   },
 };
 
+// The sandbox is a program of its own (it imports only the catalogue and the base, never client code:
+// the architecture rules check it), started by `svc sandbox start` and `reset`. It is bundled apart, into
+// dist/sandbox.cjs, so that every other command neither reads it nor deserialises it with the code cache.
+const SANDBOX_BUNDLE = 'sandbox.cjs';
+const sandboxApart = {
+  name: 'sandbox-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/sandbox\/server\.js$/ }, (args) =>
+      args.importer.includes('/src/sandbox/') ? undefined : { path: `./${SANDBOX_BUNDLE}`, external: true },
+    );
+  },
+};
+await build({
+  entryPoints: ['src/sandbox/server.ts'],
+  outfile: `dist/${SANDBOX_BUNDLE}`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  define: { SVC_VERSION: JSON.stringify(pkg.version), 'import.meta.url': '__svcModuleUrl' },
+  banner: { js: 'const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  external: ['better-sqlite3', 're2'],
+  logLevel: 'warning',
+});
+
 const bundled = await build({
   entryPoints: { svc: 'src/cli/main.ts' },
   outdir: 'dist',
@@ -63,8 +89,12 @@ const bundled = await build({
     // The modules that find files beside themselves (conf's bundle, native addons, bin/svc.js) get the bundle's URL.
     'import.meta.url': '__svcModuleUrl',
   },
-  banner: { js: 'const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [lazyChildProcessForCommander],
+  // The bundle is a function expression of the CommonJS wrapper's parameters: bin/svc.js compiles it as it
+  // is (no copy of the source with the wrapper around it) and calls it.
+  // import.meta.url becomes a call made only where it is read (pathToFileURL costs ~0.3 ms at every start otherwise).
+  banner: { js: '(function (exports, require, module, __filename, __dirname) { let __svcUrl; const __svcModuleUrl = () => (__svcUrl ??= require("node:url").pathToFileURL(__filename).href);' },
+  footer: { js: '})' },
+  plugins: [lazyChildProcessForCommander, sandboxApart],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
@@ -79,14 +109,15 @@ for (const file of bundled.outputFiles) {
   const text = !file.path.endsWith('.cjs')
     ? file.text
     : file.text
-        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned)")\)/g, 'Promise.resolve().then(() => require($1))')
+        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
+        .replace(/\b__svcModuleUrl\b(?! = \(\) =>)/g, '__svcModuleUrl()')
         // esbuild escapes strings but leaves comments and regular expressions as written: escaped
         // too, the file is ASCII, which V8 keeps as a one-byte string (half the memory and time).
         .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const code = text.split('\n').filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join('\n');
   if (file.path.endsWith('.cjs') && /(?<![\w$.])import\(\s*["'`]/.test(code)) {
     const left = [...code.matchAll(/.{0,60}(?<![\w$.])import\(\s*["'`].{0,60}/g)].map((m) => m[0]).slice(0, 3).join(' | ');
-    throw new Error(`build: dist/svc.cjs still calls import(); only node: built-ins and selfsigned are turned into require: ${left}`);
+    throw new Error(`build: dist/svc.cjs still calls import(); only node: built-ins, selfsigned and the sandbox bundle are turned into require: ${left}`);
   }
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(file.path, text);

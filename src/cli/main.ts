@@ -15,7 +15,8 @@ const version: string = typeof SVC_VERSION === 'string' ? SVC_VERSION : '0.0.0-d
  * required only when asked (a home directory no environment variable gives,
  * the TTY flag of standard input).
  */
-const lazyRequire = createRequire(import.meta.url);
+let required: NodeJS.Require | undefined;
+const lazyRequire = (id: string): unknown => (required ??= createRequire(import.meta.url))(id);
 const homedir = (): string => (lazyRequire('node:os') as typeof import('node:os')).homedir();
 const isatty = (fd: number): boolean => (lazyRequire('node:tty') as typeof import('node:tty')).isatty(fd);
 

@@ -62,12 +62,17 @@ export function renderHelpAfter(spec: Pick<CommandSpec, 'notes' | 'examples'>): 
 /** Runs one command: flags to options, the context resolved once, closed after. */
 export type Runner = (spec: CommandSpec, args: unknown[], self: Command) => Promise<void>;
 
-function addSpec(parent: Command, spec: AnySpec, runner: Runner): Command {
+/** Subcommands added to a group when it is first reached (the preSubcommand hook, help, completion). */
+type Deferred = Map<Command, () => void>;
+
+function addSpec(parent: Command, spec: AnySpec, runner: Runner, deferred?: Deferred): Command {
   const existing = parent.commands.find((c) => c.name() === spec.name);
   const cmd = existing ?? parent.command(spec.name).description(spec.summary);
   if (spec.group) cmd.helpGroup(spec.group);
   if (isGroup(spec)) {
-    for (const sub of spec.subcommands) addSpec(cmd, sub, runner);
+    const add = (): void => spec.subcommands.forEach((sub) => addSpec(cmd, sub, runner));
+    if (deferred) deferred.set(cmd, add);
+    else add();
     return cmd;
   }
   for (const a of spec.aliases ?? []) cmd.alias(a);
@@ -143,24 +148,27 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   };
   // svc's own commands (completion, help) are listed after those about the catalogue (resources, describe).
   const own = commands.findIndex((c) => c.name === 'describe') + 1;
-  if (!only) for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner);
+  // Groups (svc's own and the families) get their subcommands when first reached: most lines reach one.
+  const pending: Deferred = new Map();
+  if (!only) for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner, pending);
 
-  const pending = new Map<Command, ResourceFamily>();
   for (const family of only ? [only] : families) {
     // A family may share its name with a hand-written command (the family `resources`
     // and `svc resources`): its verbs then join that command.
     const existing = root.commands.find((c) => c.name() === family.name);
     const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
-    pending.set(group, family);
+    pending.set(group, () => {
+      for (const verb of recordVerbs) {
+        const spec = allows(verb, family) ? verb.spec(family) : undefined;
+        if (spec) addSpec(group, spec, runner);
+      }
+    });
   }
   const populate = (cmd: Command): boolean => {
-    const family = pending.get(cmd);
-    if (!family) return false;
+    const add = pending.get(cmd);
+    if (!add) return false;
     pending.delete(cmd);
-    for (const verb of recordVerbs) {
-      const spec = allows(verb, family) ? verb.spec(family) : undefined;
-      if (spec) addSpec(cmd, spec, runner);
-    }
+    add();
     return true;
   };
   root.hook('preSubcommand', (_root, sub) => void populate(sub));
