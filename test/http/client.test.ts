@@ -1,13 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/errors.js';
 import { createHttpClient, type HttpClientOptions } from '../../src/http/client.js';
 import { HttpStatusError, NetworkError } from '../../src/http/errors.js';
 import { parseInstanceUrl } from '../../src/http/urls.js';
+import { useForwardProxy } from '../helpers/proxy.js';
 import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
 import { useSilentServer } from '../helpers/silent-server.js';
 import { testCertificate } from '../helpers/tls.js';
@@ -133,39 +132,15 @@ describe('timeouts', () => {
 });
 
 describe('proxies', () => {
-  let proxy: HttpServer;
-  let proxyUrl = '';
-  const relayed: string[] = [];
-  beforeAll(async () => {
-    // A real forward proxy. undici tunnels every request (CONNECT host:port); anything else is refused.
-    proxy = createHttpServer((_req, res) => {
-      res.writeHead(405);
-      res.end();
-    });
-    proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-      relayed.push(`CONNECT ${req.url}`);
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = connect(Number(port), host ?? '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-  });
-  afterAll(async () => {
-    await new Promise<void>((r) => proxy.close(() => r()));
-  });
+  const proxy = useForwardProxy();
+  const relayed = proxy.tunnels;
 
   it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
     relayed.length = 0;
+    const proxyUrl = proxy.url();
     const via = createHttpClient({ instanceUrl: sandbox().instanceUrl, token: sandbox().token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl } });
     expect((await via.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
-    expect(relayed).toEqual([`CONNECT ${new URL(sandbox().instanceUrl).host}`]);
+    expect(relayed).toEqual([new URL(sandbox().instanceUrl).host]);
     await via.close();
     const direct = createHttpClient({ instanceUrl: sandbox().instanceUrl, token: sandbox().token(), userAgent: 'svc/test', env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect((await direct.request({ method: 'GET', root: 'api', path: '/config' })).status).toBe(200);
@@ -180,10 +155,11 @@ describe('proxies', () => {
     writeFileSync(caFile, tls.cert);
     try {
       relayed.length = 0;
+      const proxyUrl = proxy.url();
       const base = { instanceUrl: https.instanceUrl, token: https.token(), userAgent: 'svc/test', retry: { retries: 0 } };
       const via = createHttpClient({ ...base, caFile, env: { HTTPS_PROXY: proxyUrl } });
       expect(await (await via.request({ method: 'GET', root: 'api', path: '/config' })).json()).toMatchObject({ instance: 'demo' });
-      expect(relayed).toEqual([`CONNECT ${new URL(https.instanceUrl).host}`]);
+      expect(relayed).toEqual([new URL(https.instanceUrl).host]);
       await via.close();
       const untrusted = createHttpClient({ ...base, env: { HTTPS_PROXY: proxyUrl } });
       const err = (await untrusted.request({ method: 'GET', root: 'api', path: '/config' }).catch((e: unknown) => e)) as NetworkError;
