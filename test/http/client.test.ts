@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/errors.js';
 import { createHttpClient, type HttpClientOptions } from '../../src/http/client.js';
 import { HttpStatusError, NetworkError } from '../../src/http/errors.js';
