@@ -13,13 +13,13 @@
 // scripts/build.mjs makes the cache with these same functions.
 'use strict';
 const { readFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
 const bundleFile = join(dist, 'svc.cjs');
 const cacheFile = join(dist, 'svc.cjs.cache');
+const helpCacheFile = join(dist, 'svc.cjs.help.cache');
 const MAGIC = 0x53564331; // "SVC1"
 const HEADER = 12;
 
@@ -54,17 +54,24 @@ function unpackCache(bundle, file) {
 }
 
 /** The bundle's exports, compiled with `cachedData` when given; the Script can make a new cache. */
-function loadBundle(bundle, cachedData) {
+function loadBundle(bundle, cachedData, filename = bundleFile) {
   // The bundle is the CommonJS wrapper function itself (see scripts/build.mjs).
-  const script = new Script(bundle.toString('latin1'), { filename: bundleFile, ...(cachedData ? { cachedData } : {}) });
+  const script = new Script(bundle.toString("latin1"), { filename, ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundleFile), module, bundleFile, dist);
+  // This module's require serves the bundle: Node's built-ins, and packages from the same node_modules
+  // (the build names the one file it requires by a relative path from the bundle's folder).
+  script.runInThisContext().call(module.exports, module.exports, require, module, bundleFile, dist);
   return { exports: module.exports, script };
 }
 
-function readCache() {
+/** Help (no arguments, `help …`, `-h`, `--help`) has a cache of its own: the help path compiles little else. */
+function isHelp(argv) {
+  return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
+
+function readCache(argv) {
   try {
-    return readFileSync(cacheFile);
+    return readFileSync(isHelp(argv) ? helpCacheFile : cacheFile);
   } catch {
     return undefined;
   }
@@ -72,14 +79,14 @@ function readCache() {
 
 function run(argv) {
   const bundle = readBundle();
-  loadBundle(bundle, unpackCache(bundle, readCache()))
+  loadBundle(bundle, unpackCache(bundle, readCache(argv)))
     .exports.main(argv)
     .then((code) => {
       process.exitCode = code;
     });
 }
 
-Object.assign(exports, { readBundle, loadBundle, packCache, cacheFile });
+Object.assign(exports, { readBundle, loadBundle, packCache, cacheFile, helpCacheFile, bundleFile });
 
 if (require.main === module) {
   const argv = process.argv.slice(2);

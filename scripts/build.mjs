@@ -7,7 +7,7 @@
 // a script (node:vm), not to an ES module, so the bundle is CommonJS. Modules
 // that load later (a command's body, the sandbox) are still initialised only
 // when used: esbuild turns dynamic imports into lazy initialisers.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -48,6 +48,37 @@ const lazyChildProcessForCommander = {
   },
 };
 
+// The catalogue's family texts (230 KB of JSON) go to dist/catalogue.json, read on the first use of a
+// family's details, instead of sitting in the bundle: there every start would read them and deserialise
+// them with the code cache, and `svc --help` needs only the families' names, titles and access.
+const CATALOGUE_FILE = 'catalogue.json';
+const catalogueModule = join(root, 'src', 'catalogue', 'resources.gen.ts');
+const { code: catalogueCode } = await transform(readFileSync(catalogueModule, 'utf8'), { loader: 'ts', format: 'cjs' });
+const catalogueModuleObject = { exports: {} };
+new Function('module', 'exports', catalogueCode)(catalogueModuleObject, catalogueModuleObject.exports);
+const catalogueExports = catalogueModuleObject.exports;
+const familyTexts = Object.fromEntries(catalogueExports.generatedFamilies.map((f) => [f.name, f.text]));
+mkdirSync(new URL('../dist', import.meta.url), { recursive: true });
+writeFileSync(new URL(`../dist/${CATALOGUE_FILE}`, import.meta.url), JSON.stringify(familyTexts));
+const catalogueApart = {
+  name: 'catalogue-apart',
+  setup(b) {
+    b.onLoad({ filter: /\/src\/catalogue\/resources\.gen\.ts$/ }, () => {
+      const headers = catalogueExports.generatedFamilies.map(({ text, ...header }) => header);
+      return {
+        loader: 'js',
+        contents: [
+          "import { readFileSync } from 'node:fs';",
+          "import { join } from 'node:path';",
+          'let texts;',
+          `const textOf = (name) => (texts ??= JSON.parse(readFileSync(join(__dirname, ${JSON.stringify(CATALOGUE_FILE)}), 'utf8')))[name];`,
+          `export const generatedFamilies = ${JSON.stringify(headers)}.map((h) => Object.defineProperty(h, 'text', { enumerable: true, get: () => textOf(h.name) }));`,
+        ].join('\n'),
+      };
+    });
+  },
+};
+
 // The sandbox is a program of its own (it imports only the catalogue and the base, never client code:
 // the architecture rules check it), started by `svc sandbox start` and `reset`. It is bundled apart, into
 // dist/sandbox.cjs, so that every other command neither reads it nor deserialises it with the code cache.
@@ -71,6 +102,7 @@ await build({
   define: { SVC_VERSION: JSON.stringify(pkg.version), 'import.meta.url': '__svcModuleUrl' },
   banner: { js: 'const __svcModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   external: ['better-sqlite3', 're2'],
+  plugins: [catalogueApart],
   logLevel: 'warning',
 });
 
@@ -94,7 +126,7 @@ const bundled = await build({
   // import.meta.url becomes a call made only where it is read (pathToFileURL costs ~0.3 ms at every start otherwise).
   banner: { js: '(function (exports, require, module, __filename, __dirname) { let __svcUrl; const __svcModuleUrl = () => (__svcUrl ??= require("node:url").pathToFileURL(__filename).href);' },
   footer: { js: '})' },
-  plugins: [lazyChildProcessForCommander, sandboxApart],
+  plugins: [lazyChildProcessForCommander, sandboxApart, catalogueApart],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
@@ -111,6 +143,9 @@ for (const file of bundled.outputFiles) {
     : file.text
         .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
         .replace(/\b__svcModuleUrl\b(?! = \(\) =>)/g, '__svcModuleUrl()')
+        // bin/svc.js gives the bundle its own require (packages resolve from the same node_modules); the
+        // one file the bundle requires by a relative path is named from the bundle's folder.
+        .replace(/require\("\.\/sandbox\.cjs"\)/g, 'require(__dirname + "/sandbox.cjs")')
         // esbuild escapes strings but leaves comments and regular expressions as written: escaped
         // too, the file is ASCII, which V8 keeps as a one-byte string (half the memory and time).
         .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -129,7 +164,6 @@ for (const file of bundled.outputFiles) {
 // are in it, then save it.
 const shim = createRequire(import.meta.url)('../bin/svc.js');
 const bundleBytes = shim.readBundle();
-const { exports: bundle, script } = shim.loadBundle(bundleBytes, undefined);
 const server = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk) => (body += chunk));
@@ -152,27 +186,38 @@ const deps = (tty) => ({
   now: () => Date.now(),
   configDir: join(temp, 'config'),
 });
-const runs = [
-  [['--help'], false],
-  [['accounts', '--help'], false],
-  [['accounts', 'query', '--help'], false],
-  [['describe', 'accounts'], true],
-  [['describe', 'accounts', '-o', 'json'], false],
-  [['accounts', 'count'], false],
-  [['accounts', 'count', '--filter', 'ID > 1 and lastname ~ "^W"', '--print-request'], false],
-  [['accounts', 'query', '--limit', '1'], true],
-  [['accounts', 'query', '--limit', '1', '-o', 'csv'], false],
-  [['accounts', 'get', '1'], false],
+// Two caches: one for help (what bin/svc.js's isHelp() picks), one for everything else; each holds only
+// what its paths compile, since deserialising a cache costs in proportion to its size. Each is made
+// from a load of its own (under a name of its own, so that V8 does not hand the second load the first's
+// compiled code); V8 takes a cache for the source whatever the name.
+const kinds = [
+  ['help', shim.helpCacheFile, [[['--help'], false], [['accounts', '--help'], false], [['accounts', 'query', '--help'], false], [['help', 'filters'], false]]],
+  [
+    'commands',
+    shim.cacheFile,
+    [
+      [['describe', 'accounts'], true],
+      [['describe', 'accounts', '-o', 'json'], false],
+      [['accounts', 'count'], false],
+      [['accounts', 'count', '--filter', 'ID > 1 and lastname ~ "^W"', '--print-request'], false],
+      [['accounts', 'query', '--limit', '1'], true],
+      [['accounts', 'query', '--limit', '1', '-o', 'csv'], false],
+      [['accounts', 'get', '1'], false],
+    ],
+  ],
 ];
 try {
-  for (const [argv, tty] of runs) {
-    const code = await bundle.run(argv, deps(tty));
-    if (code !== 0) throw new Error(`build: warming the code cache, svc ${argv.join(' ')} exited ${code}: ${errors}`);
+  for (const [kind, file, runs] of kinds) {
+    const { exports: bundle, script } = shim.loadBundle(bundleBytes, undefined, `${shim.bundleFile}?${kind}`);
+    for (const [argv, tty] of runs) {
+      const code = await bundle.run(argv, deps(tty));
+      if (code !== 0) throw new Error(`build: warming the ${kind} code cache, svc ${argv.join(' ')} exited ${code}: ${errors}`);
+    }
+    const packed = shim.packCache(bundleBytes, script.createCachedData());
+    if (!packed) throw new Error('build: this Node has no zlib.crc32 (Node 20.15 or later): cannot make the code cache');
+    writeFileSync(file, packed);
   }
 } finally {
   server.close();
   rmSync(temp, { recursive: true, force: true });
 }
-const packed = shim.packCache(bundleBytes, script.createCachedData());
-if (!packed) throw new Error('build: this Node has no zlib.crc32 (Node 20.15 or later): cannot make the code cache');
-writeFileSync(shim.cacheFile, packed);

@@ -152,10 +152,11 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   const pending: Deferred = new Map();
   if (!only) for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner, pending);
 
+  const handWritten = new Map(root.commands.map((c) => [c.name(), c]));
   for (const family of only ? [only] : families) {
     // A family may share its name with a hand-written command (the family `resources`
     // and `svc resources`): its verbs then join that command.
-    const existing = root.commands.find((c) => c.name() === family.name);
+    const existing = handWritten.get(family.name);
     const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
     pending.set(group, () => {
       for (const verb of recordVerbs) {

@@ -17,13 +17,12 @@ let copy = '';
 
 /** A copy of the installed svc (bin, dist, package.json) whose files a test may damage. */
 beforeAll(() => {
-  expect(existsSync(join(root, 'dist', 'svc.cjs.cache')), 'dist/svc.cjs.cache is missing: run `npm run build`').toBe(true);
+  for (const cache of ['svc.cjs.cache', 'svc.cjs.help.cache']) expect(existsSync(join(root, 'dist', cache)), `dist/${cache} is missing: run \`npm run build\``).toBe(true);
   copy = mkdtempSync(join(tmpdir(), 'svc-shim-'));
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-const cacheFile = (): string => join(copy, 'dist', 'svc.cjs.cache');
 const svc = (args: string[], shell?: string) =>
   spawnSync(shell ? 'sh' : process.execPath, shell ? ['-c', shell] : [join(copy, 'bin', 'svc.js'), ...args], {
     encoding: 'utf8',
@@ -31,27 +30,34 @@ const svc = (args: string[], shell?: string) =>
   });
 
 describe('the shim and its code cache', () => {
-  it('gives the same help with a damaged, empty, missing or foreign cache as with its own', () => {
-    const good = readFileSync(cacheFile());
-    const expected = svc(['--help']);
+  // Help has a cache of its own; every other command line the other.
+  it.each([
+    ['svc.cjs.help.cache', ['--help']],
+    ['svc.cjs.cache', ['describe', 'accounts']],
+  ])('answers the same with a damaged, empty, missing or foreign %s as with its own', (name, argv) => {
+    const cacheFile = join(copy, 'dist', name);
+    const good = readFileSync(cacheFile);
+    const expected = svc(argv);
     expect(expected.status).toBe(0);
     const damaged = (offset: number): Buffer => {
       const b = Buffer.from(good);
       b.write('ABCDEFGH', Math.min(offset, b.length - 8), 'latin1');
       return b;
     };
+    const other = readFileSync(join(copy, 'dist', name === 'svc.cjs.cache' ? 'svc.cjs.help.cache' : 'svc.cjs.cache'));
     for (const [what, bytes] of [
-      ...[20, 20_000, 100_000, 300_000, good.length - 100].map((o) => [`8 bytes overwritten at ${o}`, damaged(o)] as const),
+      ...[20, 20_000, 100_000, 200_000, good.length - 100].map((o) => [`8 bytes overwritten at ${o}`, damaged(o)] as const),
       ['truncated', good.subarray(0, good.length >> 1)],
       ['empty', Buffer.alloc(0)],
+      ['the other path\'s cache', other],
     ] as const) {
-      writeFileSync(cacheFile(), bytes);
-      const r = svc(['--help']);
+      writeFileSync(cacheFile, bytes);
+      const r = svc(argv);
       expect({ what, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ what, status: 0, stdout: expected.stdout, stderr: '' });
     }
-    rmSync(cacheFile());
-    expect(svc(['--help']).stdout).toBe(expected.stdout);
-    writeFileSync(cacheFile(), good);
+    rmSync(cacheFile);
+    expect(svc(argv).stdout).toBe(expected.stdout);
+    writeFileSync(cacheFile, good);
   });
 
   it('runs the bundle as it is, not the code a cache was made from (same length, other text)', () => {
