@@ -191,7 +191,7 @@ const deps = (tty) => ({
 // from a load of its own (under a name of its own, so that V8 does not hand the second load the first's
 // compiled code); V8 takes a cache for the source whatever the name.
 const kinds = [
-  ['help', shim.helpCacheFile, [[['--help'], false], [['accounts', '--help'], false], [['accounts', 'query', '--help'], false], [['help', 'filters'], false]]],
+  ['help', shim.helpCacheFile, [[['--help'], false], [['accounts', '--help'], false]]],
   [
     'commands',
     shim.cacheFile,

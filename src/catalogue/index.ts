@@ -48,19 +48,32 @@ function restOf(g: FamilyText): Rest {
   };
 }
 
+const TEXT = Symbol('family text');
+const REST = Symbol('family rest');
+type LazyFamily = FamilyHeader & { [TEXT]: FamilyText; [REST]?: Rest };
+
 /**
- * A family whose header is there at once and whose other members are parsed
- * from its text on first use (every start builds the command groups of all
- * 64 families; most commands use one). The members are ordinary enumerable
- * properties to every reader (spread, JSON, Object.keys).
+ * The getters of a family's other members, one set shared by all families
+ * (every start makes all 64): each parses the family's text on first use.
+ * They are ordinary enumerable properties to every reader (spread, JSON,
+ * Object.keys); the text and the parsed members sit under symbols.
  */
+const lazyMembers: PropertyDescriptorMap = Object.fromEntries(
+  LAZY.map((key) => [
+    key,
+    {
+      enumerable: true,
+      get(this: LazyFamily) {
+        return (this[REST] ??= restOf(this[TEXT]))[key];
+      },
+    },
+  ]),
+);
+
+/** A family whose header is there at once and whose other members are parsed from its text on first use. */
 function lazyFamily(g: FamilyText): ResourceFamily {
-  let rest: Rest | undefined;
-  const family = { name: g.name, title: g.title, access: g.access, operations: operationsOf(g) };
-  for (const key of LAZY) {
-    Object.defineProperty(family, key, { enumerable: true, get: () => (rest ??= restOf(g))[key] });
-  }
-  return family as unknown as ResourceFamily;
+  const family = { name: g.name, title: g.title, access: g.access, operations: operationsOf(g), [TEXT]: g, [REST]: undefined };
+  return Object.defineProperties(family, lazyMembers) as unknown as ResourceFamily;
 }
 
 /** Every family, in the service's order. */
