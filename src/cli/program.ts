@@ -177,11 +177,6 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   return program;
 }
 
-/** The family group a word names, if any (help and completion use it). */
-export function familyNamed(word: string): ResourceFamily | undefined {
-  return findFamily(word);
-}
-
 /** The whole tree, every family with its verbs (completion scripts are generated from it). */
 export function fullTree(deps: Deps): Command {
   const p = buildProgram(deps);

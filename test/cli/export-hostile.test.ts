@@ -8,18 +8,10 @@
 import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { sandboxCli } from '../helpers/cli.js';
-import { onRequest, seedTrickyAccounts, sha256File, tempDir } from '../export/support.js';
+import { describe, expect, it } from 'vitest';
+import { onRequest, sha256File, tempDir, useReferenceExport } from '../export/support.js';
 
-const { sandbox, run } = sandboxCli();
-let reference = '';
-
-beforeAll(async () => {
-  seedTrickyAccounts(sandbox(), 400);
-  reference = join(tempDir(), 'reference.csv');
-  expect((await run(['accounts', 'export', '--format', 'csv', '--output-file', reference])).code).toBe(0);
-}, 60_000);
+const { sandbox, run, reference: referenceFile } = useReferenceExport(400);
 
 /** An export stopped after its first pages, by a server error that outlasts the retries: a partial file and a checkpoint stay. */
 async function stoppedExport(file: string): Promise<void> {
@@ -59,7 +51,7 @@ describe('a checkpoint or partial file that cannot be trusted', () => {
     expect(r.stderr).toBe(`svc: the partial file ${partial} no longer holds what its checkpoint says (changed or damaged); run without --resume to start again\n`);
     const fresh = await run(['accounts', 'export', '--format', 'csv', '--page-size', '100', '--output-file', file]);
     expect(fresh.code).toBe(0);
-    expect(sha256File(file)).toBe(sha256File(reference));
+    expect(sha256File(file)).toBe(sha256File(referenceFile()));
   });
 });
 

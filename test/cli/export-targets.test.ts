@@ -10,17 +10,10 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxCli, tempConfigDir } from '../helpers/cli.js';
-import { onRequest, seedTrickyAccounts, sha256File, tempDir } from '../export/support.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { onRequest, sha256File, tempDir, useReferenceExport } from '../export/support.js';
 
-const { sandbox, run } = sandboxCli();
-let reference = '';
-
-beforeAll(async () => {
-  seedTrickyAccounts(sandbox(), 600);
-  reference = join(tempDir(), 'reference.csv');
-  expect((await run(['accounts', 'export', '--format', 'csv', '--output-file', reference])).code).toBe(0);
-}, 60_000);
+const { sandbox, run, reference: referenceFile } = useReferenceExport(600);
 
 /**
  * A character device of the test's own (mknod, as root) standing in for
@@ -87,9 +80,9 @@ describe('svc <family> export --output: what the name points at', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe('data/2026-11-23.csv');
-    expect(sha256File(join(dir, 'data/2026-11-23.csv'))).toBe(sha256File(reference));
+    expect(sha256File(join(dir, 'data/2026-11-23.csv'))).toBe(sha256File(referenceFile()));
     expect(existsSync(join(dir, 'data/2026-11-23.csv.svc-partial'))).toBe(false);
-    expect(JSON.parse(readFileSync(`${link}.manifest.json`, 'utf8'))).toMatchObject({ file: link, sha256: sha256File(reference) });
+    expect(JSON.parse(readFileSync(`${link}.manifest.json`, 'utf8'))).toMatchObject({ file: link, sha256: sha256File(referenceFile()) });
   });
 
   it('writes /dev/null straight through and leaves it a device', async (ctx) => {
@@ -104,7 +97,7 @@ describe('svc <family> export --output: what the name points at', () => {
     const link = stdoutLink();
     const r = await spawned(['accounts', 'export', '--format', 'csv', '--output', link]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(readFileSync(reference, 'utf8'));
+    expect(r.stdout).toBe(readFileSync(referenceFile(), 'utf8'));
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 
@@ -121,7 +114,7 @@ describe('svc <family> export --output: what the name points at', () => {
       reader.on('close', () => resolve(Buffer.concat(chunks)));
     });
     expect((await exporting).code).toBe(0);
-    expect(read.toString()).toBe(readFileSync(reference, 'utf8'));
+    expect(read.toString()).toBe(readFileSync(referenceFile(), 'utf8'));
     expect(lstatSync(fifo).isFIFO()).toBe(true);
 
     const waiting = svcChild(['accounts', 'export', '--format', 'csv', '--output', fifo], ['ignore', 'ignore', 'pipe']);
@@ -200,7 +193,7 @@ describe('svc <family> export: one export per file at a time', () => {
     expect(r?.stderr).toMatch(new RegExp(`^svc: another export to ${file} is running \\(pid ${first.pid} \\('svc accounts export .*', since .*\\); lock ${file}\\.svc-lock\\); wait for it to end`));
     expect(await firstDone).toBe(0);
     s.sandbox.hooks.reset();
-    expect(sha256File(file)).toBe(sha256File(reference));
+    expect(sha256File(file)).toBe(sha256File(referenceFile()));
     expect(existsSync(`${file}.svc-lock`)).toBe(false);
   }, 60_000);
 
@@ -210,7 +203,7 @@ describe('svc <family> export: one export per file at a time', () => {
     writeFileSync(`${file}.svc-lock`, JSON.stringify({ pid: dead, host: hostname(), since: '2026-11-23T00:00:00.000Z', what: 'svc accounts export' }));
     const r = await run(['accounts', 'export', '--format', 'csv', '--output-file', file, '--resume']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(sha256File(file)).toBe(sha256File(reference));
+    expect(sha256File(file)).toBe(sha256File(referenceFile()));
     expect(existsSync(`${file}.svc-lock`)).toBe(false);
   });
 

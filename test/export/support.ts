@@ -1,7 +1,8 @@
 /**
  * Shared by the export tests: tricky accounts inserted straight into the
- * sandbox database, a small RFC 4180 reader, sha256 of files, and a trigger
- * that runs code when the sandbox receives its n-th matching request.
+ * sandbox database, a small RFC 4180 reader, sha256 of files, a trigger
+ * that runs code when the sandbox receives its n-th matching request, and a
+ * seeded sandbox with a reference export.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareInsert } from '../../src/sandbox/data/store.js';
 import { table } from '../../src/sandbox/schema.js';
+import { beforeAll, expect } from 'vitest';
+import { sandboxCli } from '../helpers/cli.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const NAMES = ['Plain', 'Quote "inside"', 'Comma, and; semicolon', 'Tab\there', 'Ümlaut Straße', '日本語 😀', "Apostrophe's"];
@@ -61,4 +64,20 @@ export function onRequest(s: TestSandbox, path: string, fn: (n: number) => void)
   return () => {
     requests.push = push;
   };
+}
+
+/**
+ * For a test file about export targets: a sandbox seeded with `n` tricky
+ * accounts and, made once before the tests, a reference CSV export of them
+ * (what every other target must hold, byte for byte).
+ */
+export function useReferenceExport(n: number): ReturnType<typeof sandboxCli> & { reference(): string } {
+  const cli = sandboxCli();
+  let reference = '';
+  beforeAll(async () => {
+    seedTrickyAccounts(cli.sandbox(), n);
+    reference = join(tempDir(), 'reference.csv');
+    expect((await cli.run(['accounts', 'export', '--format', 'csv', '--output-file', reference])).code).toBe(0);
+  }, 60_000);
+  return { ...cli, reference: () => reference };
 }
