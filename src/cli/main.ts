@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Deps, InStream, ProcessControl } from './deps.js';
+import { lazyOutput } from './stdout.js';
 
 /**
  * The version baked in at build time, as src/version.ts has it; read here
@@ -31,11 +32,27 @@ function homeOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
   return platform !== 'win32' && env.HOME ? env.HOME : homedir();
 }
 
+/** A failed write to standard output other than a closed pipe (reported once the command ends). */
+let stdoutFailed: NodeJS.ErrnoException | undefined;
+
+/** process.stdout, made on first use (see stdout.ts), with svc's handling of its errors. */
+function stdoutStream(): NodeJS.WriteStream {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    // A closed pipe (svc … | head) is not an error: stop quietly.
+    if (err.code === 'EPIPE') process.exit(0);
+    stdoutFailed ??= err;
+  });
+  return process.stdout;
+}
+
+const stdout = lazyOutput(1, stdoutStream);
+const stderr = lazyOutput(2, () => process.stderr);
+
 /** The real Deps: the only place svc touches `process`. */
 export function processDeps(): Deps {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    stderr,
     stdin: stdinStream(),
     env: process.env,
     now: () => Date.now(),
@@ -148,7 +165,7 @@ export function processControl(): ProcessControl {
 /** Runs the command line; `svc --version` answers before the rest of svc loads (run() answers it too, for in-process callers). */
 async function runCommand(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${version}\n`);
+    stdout.write(`${version}\n`);
     return 0;
   }
   const [{ run }, { ExitCode }, { noteStartupExtraCa }] = await Promise.all([
@@ -166,20 +183,14 @@ async function runCommand(argv: readonly string[]): Promise<number> {
 
 /** Entry point used by bin/svc.js. */
 export async function main(argv: readonly string[]): Promise<number> {
-  let failed: NodeJS.ErrnoException | undefined;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    // A closed pipe (svc … | head) is not an error: stop quietly.
-    if (err.code === 'EPIPE') process.exit(0);
-    failed ??= err;
-  });
   const code = await runCommand(argv);
 
   // A failed write is reported a tick later (even a synchronous one, to a file or device).
   await new Promise<void>((resolve) => setImmediate(resolve));
   // Output that did not all arrive (a full disk behind stdout) fails the command, in words.
-  if (failed && code === 0) {
+  if (stdoutFailed && code === 0) {
     const { writeFailed } = await import('../util/io-error.js');
-    process.stderr.write(`svc: ${writeFailed('standard output', failed).message}\n`);
+    process.stderr.write(`svc: ${writeFailed('standard output', stdoutFailed).message}\n`);
     return 1;
   }
   return code;

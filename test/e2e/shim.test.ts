@@ -23,22 +23,29 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-const svc = (args: string[], shell?: string) =>
+const svc = (args: string[], shell?: string, env: Record<string, string> = {}) =>
   spawnSync(shell ? 'sh' : process.execPath, shell ? ['-c', shell] : [join(copy, 'bin', 'svc.js'), ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: copy, SVC_CONFIG_DIR: join(copy, 'config') },
+    env: { PATH: process.env.PATH ?? '', HOME: copy, SVC_CONFIG_DIR: join(copy, 'config'), ...env },
   });
+
+// The shim checks the cache's CRC-32 through zlib's native binding, or through node:zlib where the
+// binding would print a deprecation warning: both ways must accept the good cache and refuse the rest.
+const checks = [
+  ['the native binding', {}],
+  ['node:zlib (pending deprecations on)', { NODE_PENDING_DEPRECATION: '1' }],
+] as const;
 
 describe('the shim and its code cache', () => {
   // Help has a cache of its own; every other command line the other.
-  it.each([
+  it.each(([
     ['svc.cjs.help.cache', ['--help']],
     ['svc.cjs.cache', ['describe', 'accounts']],
-  ])('answers the same with a damaged, empty, missing or foreign %s as with its own', (name, argv) => {
+  ] as const).flatMap(([name, argv]) => checks.map(([how, env]) => [name, how, argv, env] as const)))('answers the same with a damaged, empty, missing or foreign %s as with its own (checked by %s)', (name, _how, argv, env) => {
     const cacheFile = join(copy, 'dist', name);
     const good = readFileSync(cacheFile);
-    const expected = svc(argv);
-    expect(expected.status).toBe(0);
+    const expected = svc([...argv], undefined, env);
+    expect({ status: expected.status, stderr: expected.stderr }).toEqual({ status: 0, stderr: '' });
     const damaged = (offset: number): Buffer => {
       const b = Buffer.from(good);
       b.write('ABCDEFGH', Math.min(offset, b.length - 8), 'latin1');
@@ -52,12 +59,25 @@ describe('the shim and its code cache', () => {
       ['the other path\'s cache', other],
     ] as const) {
       writeFileSync(cacheFile, bytes);
-      const r = svc(argv);
+      const r = svc([...argv], undefined, env);
       expect({ what, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ what, status: 0, stdout: expected.stdout, stderr: '' });
     }
     rmSync(cacheFile);
-    expect(svc(argv).stdout).toBe(expected.stdout);
+    expect(svc([...argv], undefined, env).stdout).toBe(expected.stdout);
     writeFileSync(cacheFile, good);
+  });
+
+  it.each(checks)('uses the caches the build made (checked by %s): V8 takes their data', (_how, env) => {
+    // What the shim does, in a process of its own: unpack each cache for the bundle and compile with it.
+    const probe = `const shim = require(${JSON.stringify(join(copy, 'bin', 'svc.js'))});
+      const { readFileSync } = require('node:fs'); const { Script } = require('node:vm');
+      const bundle = shim.readBundle();
+      console.log(JSON.stringify([shim.cacheFile, shim.helpCacheFile].map((file) => {
+        const data = shim.unpackCache(bundle, readFileSync(file));
+        return data ? new Script(bundle.toString('latin1'), { filename: shim.bundleFile, cachedData: data }).cachedDataRejected : 'refused';
+      })));`;
+    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: '[false,false]\n', stderr: '' });
   });
 
   it('runs the bundle as it is, not the code a cache was made from (same length, other text)', () => {

@@ -1,0 +1,68 @@
+/**
+ * Standard output without its stream until one is needed. Node builds
+ * process.stdout on first use, and for a pipe or socket that loads net and the
+ * whole stream stack: about 2 ms, 4% of `node -e 0`, spent by every command
+ * that prints a screenful (help, describe, count) and then exits.
+ *
+ * So, when file descriptor 1 is a pipe, socket or regular file, writes go
+ * straight to it (fs.writeSync, which Linux pipes do anyway: Node writes to
+ * them synchronously). Anything the direct path cannot do falls to the real
+ * stream, which then serves every later write, in order:
+ * - a terminal (colours, width, raw mode): the stream from the start;
+ * - a write that fails or would block (EAGAIN on a non-blocking pipe, EPIPE,
+ *   ENOSPC): what is left of it goes to the stream, which reports the error
+ *   the way it always has (a closed pipe ends svc quietly, a full disk in words);
+ * - waiting for 'drain', or asking for the stream's error state: streamed
+ *   output (export, query --all) gets the stream and its back-pressure.
+ */
+import { fstatSync, writeSync } from 'node:fs';
+import type { OutStream } from '../output/io.js';
+
+/** OutStream of a file descriptor that builds `stream()` only when it must. */
+export function lazyOutput(fd: number, stream: () => OutStream): OutStream {
+  let real: OutStream | undefined;
+  const toStream = (): OutStream => (real ??= stream());
+  let plain: boolean | undefined;
+  // A pipe, socket or file; not a terminal (nor a device, nor a descriptor fstat cannot see).
+  const isPlain = (): boolean => {
+    if (plain === undefined) {
+      try {
+        const s = fstatSync(fd);
+        plain = s.isFIFO() || s.isSocket() || s.isFile();
+      } catch {
+        plain = false;
+      }
+    }
+    return plain;
+  };
+  const direct = (chunk: string | Uint8Array): boolean => {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    while (bytes.length > 0) {
+      let n: number;
+      try {
+        n = writeSync(fd, bytes);
+      } catch {
+        return toStream().write(bytes);
+      }
+      bytes = bytes.subarray(n);
+    }
+    return true;
+  };
+  return {
+    write: (chunk) => (real || !isPlain() ? toStream().write(chunk) : direct(chunk)),
+    once: (event, listener) => toStream().once?.(event, listener),
+    removeListener: (event, listener) => toStream().removeListener?.(event, listener),
+    get writableErrored() {
+      return real?.writableErrored;
+    },
+    get destroyed() {
+      return real?.destroyed;
+    },
+    get isTTY() {
+      return isPlain() ? false : toStream().isTTY;
+    },
+    get columns() {
+      return isPlain() ? undefined : toStream().columns;
+    },
+  };
+}

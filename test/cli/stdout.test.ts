@@ -1,0 +1,112 @@
+/**
+ * Standard output without its stream until one is needed (src/cli/stdout.ts):
+ * real file descriptors, real pipes. Whatever path a write takes, the reader
+ * gets every byte once and in order, and errors reach the stream that reports them.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lazyOutput } from '../../src/cli/stdout.js';
+import type { OutStream } from '../../src/output/io.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'svc-stdout-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A stand-in for process.stdout that keeps what it is given, and counts how often it was made. */
+function recordingStream(isTTY = false): { made: number; got: Buffer[]; make: () => OutStream } {
+  const state = { made: 0, got: [] as Buffer[], make: (): OutStream => undefined as never };
+  state.make = () => {
+    state.made++;
+    return {
+      write: (chunk) => (state.got.push(Buffer.from(chunk)), true),
+      isTTY,
+      columns: isTTY ? 123 : undefined,
+    };
+  };
+  return state;
+}
+
+describe('standard output without its stream', () => {
+  it('writes to a regular file directly and never makes the stream', () => {
+    const file = join(dir, 'out.txt');
+    const fd = openSync(file, 'w');
+    const s = recordingStream();
+    const out = lazyOutput(fd, s.make);
+    expect({ isTTY: out.isTTY, columns: out.columns }).toEqual({ isTTY: false, columns: undefined });
+    out.write('héllo ');
+    out.write(new TextEncoder().encode('wörld\n'));
+    closeSync(fd);
+    expect({ file: readFileSync(file, 'utf8'), made: s.made }).toEqual({ file: 'héllo wörld\n', made: 0 });
+  });
+
+  it('hands a terminal or device to the stream from the start', () => {
+    // /dev/null is a character device, as a terminal is: the direct path is for pipes, sockets and files.
+    const fd = openSync('/dev/null', 'w');
+    const s = recordingStream(true);
+    const out = lazyOutput(fd, s.make);
+    out.write('x');
+    closeSync(fd);
+    expect({ isTTY: out.isTTY, columns: out.columns, made: s.made, got: Buffer.concat(s.got).toString() }).toEqual({ isTTY: true, columns: 123, made: 1, got: 'x' });
+  });
+
+  it('gives the stream what a full non-blocking pipe would not take, and every later write, in order', (ctx) => {
+    const fifo = join(dir, 'fifo');
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status !== 0) ctx.skip(`mkfifo is not available here (${made.stderr.toString().trim()})`);
+    // Opened read-write and non-blocking: a pipe that says EAGAIN once its buffer (64 KiB on Linux) is full.
+    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const s = recordingStream();
+    const out = lazyOutput(fd, s.make);
+    const big = Buffer.alloc(1 << 20, 'a');
+    big.write('START', 0);
+    out.write(big);
+    out.write('END');
+    const piped: Buffer[] = [];
+    const buf = Buffer.alloc(1 << 16);
+    for (;;) {
+      let n = 0;
+      try {
+        n = readSync(fd, buf);
+      } catch {
+        break; // EAGAIN: the pipe is empty
+      }
+      if (n === 0) break;
+      piped.push(Buffer.from(buf.subarray(0, n)));
+    }
+    closeSync(fd);
+    const direct = Buffer.concat(piped);
+    const streamed = Buffer.concat(s.got);
+    expect(s.made).toBe(1);
+    expect(direct.length).toBeGreaterThan(0);
+    expect(Buffer.concat([direct, streamed]).equals(Buffer.concat([big, Buffer.from('END')]))).toBe(true);
+  });
+
+  it('a closed pipe ends the built svc quietly (exit 0), as with the stream', async () => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'svc.js'), 'describe', 'accounts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, SVC_CONFIG_DIR: join(dir, 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader goes away before svc writes a byte (start-up alone takes tens of milliseconds).
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('the built svc writes the same to a pipe and to a file', () => {
+    const file = join(dir, 'help.txt');
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, SVC_CONFIG_DIR: join(dir, 'config') };
+    const piped = spawnSync(process.execPath, [join(root, 'bin', 'svc.js'), 'describe', 'accounts'], { cwd: root, env, encoding: 'utf8' });
+    const fd = openSync(file, 'w');
+    const filed = spawnSync(process.execPath, [join(root, 'bin', 'svc.js'), 'describe', 'accounts'], { cwd: root, env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
+    closeSync(fd);
+    expect(piped.stdout.length).toBeGreaterThan(1000);
+    expect({ status: filed.status, stderr: filed.stderr, out: readFileSync(file, 'utf8') }).toEqual({ status: 0, stderr: '', out: piped.stdout });
+  });
+});
