@@ -31,6 +31,8 @@ export interface RequestInfo {
   /** Path segments after `/<instance>/<interface>/v1/`. */
   readonly segments: readonly string[];
   readonly query: URLSearchParams;
+  /** The query string as received, without '?' (for strict parsing: malformed escapes, repeated names). */
+  readonly rawQuery?: string;
   readonly headers: IncomingHttpHeaders;
   /** Parsed body (JSON or form); undefined when there is none. */
   readonly body: unknown;
@@ -43,6 +45,10 @@ export interface SandboxContext {
   now(): number;
   /** Pattern matching one query may spend, in ms; LIMITS.patternBudgetMs unless a test sets less. */
   readonly patternBudgetMs?: number;
+  /** Lifetime of OAuth access tokens in seconds; DEFAULT_ACCESS_TTL_SECONDS (oauth/grants.ts) when unset. */
+  readonly oauthAccessTtlSeconds?: number;
+  /** The sandbox serves HTTPS (its session cookie is then Secure). */
+  readonly https?: boolean;
 }
 
 /** Seconds since the epoch from a context's clock. */

@@ -181,7 +181,57 @@ function tokenLifecycleSql(instance: string): string[] {
   return out;
 }
 
-/** Tables only the sandbox sees: extension data, tags, tokens, secrets, used one-time codes, file contents. */
+/**
+ * What the OAuth 2.0 interface keeps dies with its user and its application
+ * too: deactivating or removing either deletes its refresh tokens and
+ * authorization codes (its access tokens are in `_tokens`, above), and a
+ * user's browser sessions. As above, the last statements clear what
+ * deactivated users and applications held before these triggers existed.
+ */
+function oauthLifecycleSql(instance: string): string[] {
+  const refresh = table(instance, '_oauthrefresh');
+  const codes = table(instance, '_oauthcodes');
+  const sessions = table(instance, '_websessions');
+  const out: string[] = [];
+  for (const [family, column] of [['applications', 'application'], ['users', 'user']] as const) {
+    const owner = table(instance, family);
+    const name = (event: string): string => q(`${instance}/_oauth.${family === 'users' ? 'user-' : ''}${event}`);
+    const clear = (id: string): string =>
+      [
+        `DELETE FROM ${refresh} WHERE ${column} = ${id};`,
+        `DELETE FROM ${codes} WHERE ${column} = ${id};`,
+        ...(family === 'users' ? [`DELETE FROM ${sessions} WHERE user = ${id} OR pending = ${id};`] : []),
+      ].join(' ');
+    out.push(
+      `CREATE TRIGGER IF NOT EXISTS ${name('deactivated')} AFTER UPDATE OF activity ON ${owner} WHEN NEW.activity IS NOT 0 BEGIN ${clear('NEW."ID"')} END`,
+      `CREATE TRIGGER IF NOT EXISTS ${name('removed')} AFTER DELETE ON ${owner} BEGIN ${clear('OLD."ID"')} END`,
+    );
+  }
+  const active = (family: string): string => `(SELECT "ID" FROM ${table(instance, family)} WHERE activity = 0)`;
+  out.push(
+    `DELETE FROM ${refresh} WHERE application NOT IN ${active('applications')} OR user NOT IN ${active('users')}`,
+    `DELETE FROM ${codes} WHERE application NOT IN ${active('applications')} OR user NOT IN ${active('users')}`,
+  );
+  return out;
+}
+
+/**
+ * The OAuth 2.0 interface's tables: browser sessions (the SERVICEID cookie,
+ * kept as its SHA-256; `pending` is a two-factor user between password and
+ * code), authorization codes (kept after use until they expire, so a reuse is
+ * recognised), and refresh tokens, one per grant, with the access token
+ * issued beside it. Access tokens themselves live in `_tokens`.
+ */
+function oauthTablesSql(instance: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table(instance, '_websessions')} (id TEXT PRIMARY KEY, csrf TEXT NOT NULL, user INTEGER, pending INTEGER, pendingexp INTEGER, attempts INTEGER NOT NULL DEFAULT 0, expires INTEGER NOT NULL, created INTEGER NOT NULL) STRICT`,
+    `CREATE TABLE IF NOT EXISTS ${table(instance, '_oauthcodes')} (code TEXT PRIMARY KEY, application INTEGER NOT NULL, user INTEGER NOT NULL, redirecturi TEXT NOT NULL, challenge TEXT, expires INTEGER NOT NULL, used INTEGER, grantid TEXT) STRICT`,
+    `CREATE TABLE IF NOT EXISTS ${table(instance, '_oauthrefresh')} (token TEXT PRIMARY KEY, grantid TEXT NOT NULL, application INTEGER NOT NULL, user INTEGER NOT NULL, access TEXT NOT NULL, expdate INTEGER NOT NULL, created INTEGER NOT NULL) STRICT`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${instance}/_oauthrefresh.grantid`)} ON ${table(instance, '_oauthrefresh')}(grantid)`,
+  ];
+}
+
+/** Tables only the sandbox sees: extension data, tags, tokens, secrets, used one-time codes, file contents, OAuth state. */
 export function privateSql(instance: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_extdata')} (family TEXT NOT NULL, record INTEGER NOT NULL, name TEXT NOT NULL, value TEXT, PRIMARY KEY (family, record, name)) WITHOUT ROWID, STRICT`,
@@ -192,6 +242,8 @@ export function privateSql(instance: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_binfiles')} (binfile INTEGER PRIMARY KEY, content BLOB NOT NULL) STRICT`,
     `CREATE TABLE IF NOT EXISTS ${table(instance, '_otpsteps')} (user INTEGER PRIMARY KEY, step INTEGER NOT NULL) STRICT`,
     ...tokenLifecycleSql(instance),
+    ...oauthTablesSql(instance),
+    ...oauthLifecycleSql(instance),
   ];
 }
 

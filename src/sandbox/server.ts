@@ -4,7 +4,7 @@
  *
  *   /<instance>/api/v1/…     data interface
  *   /<instance>/auth/v1/…    authentication interface
- *   /<instance>/oauth2/v1/…  OAuth 2.0 interface (not emulated yet: 404 naming it)
+ *   /<instance>/oauth2/v1/…  OAuth 2.0 interface: sign-in pages, codes, tokens (oauth/)
  *   /_sandbox/health         liveness and instances, for `svc sandbox status`
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,11 +16,12 @@ import { handleAuth } from './auth/routes.js';
 import type { RequestInfo, SandboxContext } from './context.js';
 import { handleData } from './data/routes.js';
 import { openDatabase, type Db } from './db.js';
-import { badRequest, HttpError } from './errors.js';
+import { badRequest, HttpError, ReplyError } from './errors.js';
 import { SandboxHooks, waitDelay } from './hooks.js';
 import { readBody } from './http/body.js';
 import { json, send, text, type Reply } from './http/respond.js';
 import { excerpt } from './limits.js';
+import { handleOAuth } from './oauth/routes.js';
 import { createInstance, dropInstance, listInstances } from './schema.js';
 import { seedInstance, type SeedResult } from './seed/index.js';
 
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   readonly faultRate?: number;
   /** Pattern matching one query may spend, in ms (LIMITS.patternBudgetMs by default; tests set less). */
   readonly patternBudgetMs?: number;
+  /** Lifetime of OAuth access tokens in seconds (default 3600, as the service's). */
+  readonly oauthAccessTtlSeconds?: number;
 }
 
 export interface Sandbox {
@@ -86,8 +89,8 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The request target's decoded path segments and query; 400 for a target that is not a valid URL path. */
-function splitPath(url: string): { segments: string[]; query: URLSearchParams } {
+/** The request target's decoded path segments and query (parsed, and raw); 400 for a target that is not a valid URL path. */
+function splitPath(url: string): { segments: string[]; query: URLSearchParams; rawQuery: string } {
   let u: URL;
   try {
     u = new URL(url, 'http://sandbox.invalid');
@@ -95,7 +98,7 @@ function splitPath(url: string): { segments: string[]; query: URLSearchParams } 
     throw badRequest(`malformed request target '${excerpt(url)}'; send a path such as /<instance>/api/v1/<resource>`);
   }
   const segments = u.pathname.split('/').filter(Boolean).map(decodeSegment);
-  return { segments, query: u.searchParams };
+  return { segments, query: u.searchParams, rawQuery: u.search.slice(1) };
 }
 
 /** Starts a sandbox and resolves once it listens. */
@@ -121,18 +124,25 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const instances = new Set(listInstances(db));
 
   async function route(req: IncomingMessage): Promise<Reply> {
-    const { segments, query } = splitPath(req.url ?? '/');
+    const { segments, query, rawQuery } = splitPath(req.url ?? '/');
     if (segments[0] === '_sandbox' && segments[1] === 'health') return json({ ok: true, instances: [...instances] });
     const [instance, iface, version, ...rest] = segments;
     if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${excerpt(instance ?? '')}'`);
     if (version !== 'v1') throw new HttpError(404, 'Not Found');
-    const ctx: SandboxContext = { db, instance, now, patternBudgetMs: opts.patternBudgetMs };
+    const ctx: SandboxContext = {
+      db,
+      instance,
+      now,
+      patternBudgetMs: opts.patternBudgetMs,
+      oauthAccessTtlSeconds: opts.oauthAccessTtlSeconds,
+      https: opts.tls !== undefined,
+    };
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
-    const info: RequestInfo = { method: req.method ?? 'GET', segments: rest, query, headers: req.headers, body };
+    const info: RequestInfo = { method: req.method ?? 'GET', segments: rest, query, rawQuery, headers: req.headers, body };
     if (hooks.record) hooks.requests.push({ method: info.method, url: req.url ?? '', headers: req.headers, body });
     if (iface === 'api') return handleData(ctx, info);
     if (iface === 'auth') return handleAuth(ctx, info);
-    if (iface === 'oauth2') throw new HttpError(404, 'Not Found: the OAuth 2.0 interface is not emulated by this sandbox yet');
+    if (iface === 'oauth2') return handleOAuth(ctx, info);
     throw new HttpError(404, 'Not Found');
   }
 
@@ -153,7 +163,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       reply = fault && 'status' in fault ? text(fault.body ?? 'Injected fault', fault.status, undefined, { ...fault.headers }) : await route(req);
     } catch (err) {
       // Every error text is one line of bounded length, whatever a message quotes of the request.
-      if (err instanceof HttpError) reply = text(excerpt(err.message, MAX_ERROR_TEXT), err.status, undefined, { ...err.headers });
+      if (err instanceof ReplyError) reply = err.reply;
+      else if (err instanceof HttpError) reply = text(excerpt(err.message, MAX_ERROR_TEXT), err.status, undefined, { ...err.headers });
       else reply = text(`Internal Server Error: ${excerpt(String((err as Error).message), MAX_ERROR_TEXT)}`, 500);
     }
     const last = hooks.requests[hooks.requests.length - 1];

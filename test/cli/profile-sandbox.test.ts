@@ -16,7 +16,7 @@ import { openProfiles } from '../../src/config/profiles.js';
 import { testDeps } from '../helpers/cli.js';
 import { keychainAvailable, NO_KEYCHAIN } from '../helpers/keychain.js';
 
-const info = { instanceUrl: 'http://127.0.0.1:8642/demo', user: 'demo', password: 'pw-not-shown', appsecret: 'a'.repeat(32) };
+const info = { instanceUrl: 'http://127.0.0.1:8642/demo', user: 'demo', password: 'pw-not-shown', appsecret: 'a'.repeat(32), clientId: 'svc-cli', clientSecret: 'c'.repeat(32) };
 
 let configDir: string;
 let keychain: CredentialStore;
@@ -69,17 +69,24 @@ describe('the sandbox profile', () => {
     expect((await openProfiles(configDir)).get('sandbox')?.url).toBe('https://erp.example.com/sandbox');
   });
 
-  it('keeps the svc-cli application secret in the keychain, never in the config', async (ctx) => {
+  it('keeps the svc-cli application and client secrets in the keychain, the client id in the profile, no secret in the config', async (ctx) => {
     if (!hasKeychain) ctx.skip(NO_KEYCHAIN);
     await register();
     expect(await keychain.get(accountName('profile:sandbox', 'appsecret'))).toBe(info.appsecret);
+    expect(await keychain.get(accountName('profile:sandbox', 'clientsecret'))).toBe(info.clientSecret);
+    expect((await openProfiles(configDir)).get('sandbox')?.clientId).toBe('svc-cli');
     const { readFileSync } = await import('node:fs');
-    expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(info.appsecret);
+    const config = readFileSync(join(configDir, 'config.json'), 'utf8');
+    expect(config).not.toContain(info.appsecret);
+    expect(config).not.toContain(info.clientSecret);
     await keychain.delete(accountName('profile:sandbox', 'appsecret'));
+    await keychain.delete(accountName('profile:sandbox', 'clientsecret'));
   });
 
   it('is named in the hint after start, with environment variables as the fallback', () => {
-    expect(usageHint(info, profileHint())).toBe("\nprofile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
+    expect(usageHint(info, profileHint())).toBe(
+      "\nprofile 'sandbox' points at it: svc login --profile sandbox --user demo\n  or sign in with a browser: svc login --web --profile sandbox\n",
+    );
     expect(usageHint(info, undefined)).toBe(`\nto point svc at it, set:\n  export SVC_URL=${info.instanceUrl}\n`);
   });
 });

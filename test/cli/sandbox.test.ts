@@ -31,6 +31,8 @@ interface Info {
   user: string;
   password: string;
   appsecret: string;
+  clientId: string;
+  clientSecret: string;
   caFile?: string;
 }
 
@@ -130,7 +132,8 @@ describe('svc sandbox', () => {
   it('starts in the background, prints its URL and credentials, and reports status', async () => {
     const dir = dataDir();
     const info = await start(dir);
-    expect(Object.keys(info).sort()).toEqual(['appsecret', 'instanceUrl', 'password', 'user']);
+    expect(Object.keys(info).sort()).toEqual(['appsecret', 'clientId', 'clientSecret', 'instanceUrl', 'password', 'user']);
+    expect(info).toMatchObject({ clientId: 'svc-cli', clientSecret: info.appsecret });
     expect(info.instanceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/demo$/);
     expect(info).toMatchObject({ user: 'demo' });
     expect(await health(info.instanceUrl)).toEqual({ ok: true, instances: ['demo'] });
@@ -221,7 +224,7 @@ describe('svc sandbox', () => {
     const r = await svc(['sandbox', 'reset', '--data-dir', dir, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const after = JSON.parse(r.stdout) as Info;
-    expect(Object.keys(after).sort()).toEqual(['appsecret', 'password', 'user']);
+    expect(Object.keys(after).sort()).toEqual(['appsecret', 'clientId', 'clientSecret', 'password', 'user']);
     expect(after.password).not.toBe(before.password);
     expect(r.stderr).toBe(`sandbox data in ${dir} wiped and seeded again; it is not running: start it with 'svc sandbox start'\n`);
     expect((await status(dir)).code).toBe(3);
@@ -255,6 +258,32 @@ describe('svc sandbox', () => {
     expect(stderr).not.toContain('hunter2');
     expect(stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
     expect(stderr).toMatch(/sandbox stopping \(SIGTERM\)\nsandbox stopped\n$/);
+  });
+
+  it('passes --oauth-access-ttl to the detached sandbox, keeps it over a reset, and says how to sign in with a browser', async () => {
+    const dir = dataDir();
+    const human = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '--oauth-access-ttl', '90s', '-o', 'table']);
+    expect(human.code, human.stderr).toBe(0);
+    const info = await start(dir);
+    expect(human.stdout).toContain(`SVC_CLIENT_SECRET=${info.clientSecret} svc login --web --client-id svc-cli`);
+    const grant = async (i: Info): Promise<{ expires_in: number }> => {
+      const res = await request(`${i.instanceUrl}/oauth2/v1/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${i.clientId}:${i.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', username: i.user, password: i.password }).toString(),
+      });
+      expect(res.statusCode).toBe(200);
+      return (await res.body.json()) as { expires_in: number };
+    };
+    expect((await grant(info)).expires_in).toBe(90);
+    const reset = await svc(['sandbox', 'reset', '--data-dir', dir, '-o', 'json']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect((await grant(JSON.parse(reset.stdout) as Info)).expires_in).toBe(90);
+  });
+
+  it('rejects a nonsensical --oauth-access-ttl with one line and exit 2', async () => {
+    const bad = await svc(['sandbox', 'start', '--oauth-access-ttl', 'soon']);
+    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d\n" });
   });
 
   it('fails with one line naming a port in use and the fix', async () => {

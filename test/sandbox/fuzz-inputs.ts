@@ -20,11 +20,16 @@ export type FuzzBody =
   | { readonly kind: 'special'; readonly name: keyof typeof SPECIAL; readonly type: string }
   | { readonly kind: 'wide'; readonly spec: WideSpec; readonly form: boolean };
 
+/** OAuth client credentials sent with HTTP Basic: the seeded svc-cli's, or a wrong secret. */
+export type FuzzClient = 'svc-cli' | 'wrong';
+
 export interface FuzzRequest {
   readonly method: string;
   /** Path after the origin, already percent-encoded (or deliberately malformed). */
   readonly path: string;
   readonly user: FuzzUser;
+  /** Basic client credentials in place of the user's bearer token (OAuth token endpoints). */
+  readonly client?: FuzzClient;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: FuzzBody;
 }
@@ -115,6 +120,36 @@ function bodyOf(value: fc.Arbitrary<unknown>): fc.Arbitrary<FuzzBody> {
 const ID_TEXT = ['1', '2', '61', '0', '007', '9007199254740991', '9007199254740992', '9007199254740993', '123456789012345678901234567890', '-1', '1e3', '0x10', 'abc', '%ZZ', '%E0%A4%A', '..', '%2F', 'a'.repeat(5000)];
 const SEGMENT = ['%', '%E0%A4%A', '%ff', '%00', '..', '.', '%2e%2e', '%2F', 'x'.repeat(3000), '__proto__', 'constructor', 'api', 'v1', ';', '%3B'];
 
+/** Parameter names of the OAuth interface, and values that get past its first checks or attack them. */
+const OAUTH_NAMES = [
+  'client_id', 'client_secret', 'redirect_uri', 'response_type', 'response_mode', 'state', 'code_challenge', 'code_challenge_method',
+  'grant_type', 'code', 'code_verifier', 'refresh_token', 'username', 'password', 'otp', 'token', 'token_type_hint', 'step', 'csrf_token', 'decision', 'scope',
+  ...PROTO_KEYS,
+];
+const OAUTH_VALUES = [
+  'svc-cli', 'reporting', 'retired', 'code', 'token', 'S256', 'plain', 'query', 'form_post', 'authorization_code', 'refresh_token', 'password',
+  'client_credentials', 'approve', 'deny', 'signin', 'otp', 'consent', 'demo', 'secure', '123456', 'f'.repeat(40), 'a'.repeat(64), 'A'.repeat(43),
+  'http://127.0.0.1:1/callback', 'http://localhost:65535/callback', 'http://127.0.0.1/callback#x', 'https://evil.example/cb', 'http://evil.example/cb',
+  'javascript:alert(1)', '//evil.example', '"><script>alert(1)</script>', 'x'.repeat(3000),
+];
+const oauthFields: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(pick(OAUTH_NAMES), fc.oneof({ weight: 3, arbitrary: pick(OAUTH_VALUES) }, scalar), { maxKeys: 8 });
+/** A query string of OAuth parameters, or a malformed one. */
+const oauthQuery: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: oauthFields.map((f) => new URLSearchParams(Object.entries({ client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:1/callback', ...f }).map(([k, v]): [string, string] => [k, String(v)])).toString()) },
+  { weight: 1, arbitrary: pick(['client_id=%zz', 'client_id=svc-cli&client_id=svc-cli', 'redirect_uri=%E0%A4%A&client_id=svc-cli', '%', '&&&=', `state=${'%41'.repeat(3000)}`]) },
+);
+
+/** Requests to the OAuth 2.0 interface: the authorize pages and the token endpoints, with or without client credentials. */
+function oauthRequest(): fc.Arbitrary<{ method: string; path: string; body?: FuzzBody; client?: FuzzClient }> {
+  const endpoint = pick(['authorize', 'token', 'revoke', 'introspect', 'userinfo']);
+  const client = fc.option(pick<FuzzClient>(['svc-cli', 'svc-cli', 'wrong']), { nil: undefined });
+  return fc.oneof(
+    fc.record({ method: fc.constant('GET'), path: oauthQuery.map((q) => `/demo/oauth2/v1/authorize?${q}`) }),
+    fc.record({ method: fc.constant('POST'), path: endpoint.map((e) => `/demo/oauth2/v1/${e}`), body: bodyOf(fc.oneof({ weight: 3, arbitrary: oauthFields }, anyJson)), client }),
+    fc.record({ method: pick(['GET', 'PUT', 'DELETE', 'OPTIONS']), path: endpoint.map((e) => `/demo/oauth2/v1/${e}`), client }),
+  );
+}
+
 const HEADERS = fc.record(
   {
     'if-match': pick(['*', '"x"', 'W/"x", "y"', ',,,', '"'.repeat(100)]),
@@ -122,6 +157,7 @@ const HEADERS = fc.record(
     'if-modified-since': pick(['garbage', 'Thu, 01 Jan 1970 00:00:00 GMT', '9999999999999999999', 'Sat, 31 Dec 275760 00:00:00 GMT']),
     'if-unmodified-since': pick(['garbage', 'Thu, 01 Jan 1970 00:00:00 GMT', '-1']),
     accept: pick(['*/*', 'text/csv', 'application/json;q=x', ';;;']),
+    cookie: pick([`SERVICEID=${'a'.repeat(64)}`, 'SERVICEID=', 'SERVICEID=%zz; SERVICEID=1', ';;;=', `SERVICEID=${'f'.repeat(5000)}`]),
   },
   { requiredKeys: [] },
 );
@@ -142,7 +178,9 @@ export function fuzzRequest(): fc.Arbitrary<FuzzRequest> {
     fc.record({ method: pick(['GET', 'HEAD', 'POST', 'PATCH']), path: pick(['/demo/api/v1/config', '/demo/api/v1/settings', '/demo/api/v1/settings/1', '/demo/api/v1']) }),
     fc.record({ method: pick(['GET', 'HEAD', 'POST', 'DELETE']), path: pick(['/demo/auth/v1', '/demo/auth/v1/', '/demo/auth/v1/logout', '/demo/auth/v1/login', '/demo/auth/v1/nope', '/demo/auth/v1/login/x']) }),
     fc.record({ method: fc.constant('POST'), path: fc.constant('/demo/auth/v1/login'), body: bodyOf(fc.oneof(anyJson, fc.dictionary(pick(['name', 'password', 'identifier', 'appsecret', 'otp', 'expdate', ...PROTO_KEYS]), scalar))) }),
-    fc.record({ method: pick(['GET', 'POST', 'OPTIONS']), path: pick(['authorize', 'token', 'revoke', 'introspect', 'userinfo', '']).map((p) => `/demo/oauth2/v1/${p}`), body: fc.option(bodyOf(anyJson), { nil: undefined }) }),
+    fc.record({ method: pick(['GET', 'POST', 'OPTIONS']), path: pick(['authorize', 'token', 'revoke', 'introspect', 'userinfo', '', 'nope', 'token/x']).map((p) => `/demo/oauth2/v1/${p}`), body: fc.option(bodyOf(anyJson), { nil: undefined }) }),
+    oauthRequest(),
+    oauthRequest(),
     fc.record({ method: pick(['GET', 'POST', 'PROPFIND', 'OPTIONS']), path: fc.array(pick(SEGMENT), { minLength: 0, maxLength: 5 }).map((s) => `/${s.join('/')}`) }),
     fc.record({ method: pick(['GET', 'POST']), path: fc.array(pick(SEGMENT), { maxLength: 3 }).map((s) => `/demo/api/v1/${s.join('/')}`) }),
     fc.record({ method: fc.constant('GET'), path: pick(['/_sandbox/health', '/_sandbox/health?x=%', '/nope/api/v1/accounts', '/demo/api/v2/accounts', '/demo/oauth2/v1']) }),

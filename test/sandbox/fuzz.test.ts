@@ -1,12 +1,14 @@
 /**
  * The sandbox fuzz suite: seeded batches of hostile requests (fuzz-inputs.ts)
  * against every route, as JSON and form bodies, with hostile paths and
- * headers, and now and then a wide composite of heavy patterns over long
- * planted texts (fuzz-wide.ts), which only the pattern budget (here 100 ms,
- * to keep the suite short) keeps prompt. Properties: every answer arrives
- * within 5 s (liveness, generous), none is a 5xx (the one documented
- * exception: the live service's opaque 500 for an omitted NOT NULL column,
- * which the sandbox emulates on purpose), error texts are one line, and after
+ * headers, the OAuth 2.0 interface's pages and token endpoints (with and
+ * without client credentials), and now and then a wide composite of heavy
+ * patterns over long planted texts (fuzz-wide.ts), which only the pattern
+ * budget (here 100 ms, to keep the suite short) keeps prompt. Properties:
+ * every answer arrives within 5 s (liveness, generous), none is a 5xx (the one
+ * documented exception: the live service's opaque 500 for an omitted NOT NULL
+ * column, which the sandbox emulates on purpose), error texts are one line
+ * (HTML pages carry no script), redirects go to registered URIs only, and after
  * every batch the permission probe shows that no user gained anything and
  * that Object, Array and Function.prototype have exactly the properties
  * (keys, values, getters, setters) they had.
@@ -31,6 +33,8 @@ const BATCH_SIZE = 60;
 const ANSWER_WITHIN_MS = 5000;
 /** Pattern budget of the fuzzed sandbox: far below the default 2 s, so the wide composites cost little. */
 const PATTERN_BUDGET_MS = 100;
+/** Where the OAuth interface may redirect: svc-cli's loopback callbacks, on any port (the only registered ones). */
+const REGISTERED_REDIRECT = /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/callback(\?|$)/;
 /** The emulated opaque 500 of the live service for an omitted NOT NULL column (README, records.ts). */
 const DOCUMENTED_500 = /^Internal Server Error: null value in column "\w+" of \w+ violates not-null constraint$/;
 let probe: PermissionProbe;
@@ -58,6 +62,11 @@ function fuzzTokens(): Record<string, string> {
   const out: Record<string, string> = { garbage: 'f'.repeat(40) };
   for (const name of ['demo', 'reader', 'field', 'staff']) out[name] = issueToken(ctx, { user: s.user(name).id, application: app, identifier: `fuzz-${name}` }).token;
   return out;
+}
+
+/** The seeded svc-cli secret, for the fuzzed OAuth requests that authenticate as its client. */
+function clientSecret(): string {
+  return s.sandbox.credentials.demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret ?? '';
 }
 
 function formOf(value: unknown): string {
@@ -94,6 +103,7 @@ async function send(req: FuzzRequest, tokens: Record<string, string>): Promise<s
   const headers: Record<string, string> = { ...req.headers };
   const token = req.user === null ? undefined : tokens[req.user satisfies Exclude<FuzzUser, null>];
   if (token) headers.authorization = `Bearer ${token}`;
+  if (req.client) headers.authorization = `Basic ${Buffer.from(`svc-cli:${req.client === 'svc-cli' ? clientSecret() : 'wrong'}`).toString('base64')}`;
   let body: string | Buffer | undefined;
   if (req.body && req.method !== 'GET' && req.method !== 'HEAD') {
     const e = encode(req.body);
@@ -112,7 +122,14 @@ async function send(req: FuzzRequest, tokens: Record<string, string>): Promise<s
     // The sandbox runs in this process: a statement that blocks it also holds the abort timer back.
     if (ms > ANSWER_WITHIN_MS) return `no answer within ${ANSWER_WITHIN_MS} ms: ${where}`;
     if (res.statusCode >= 500 && !(res.statusCode === 500 && DOCUMENTED_500.test(text))) return `a 5xx answer: ${where}`;
-    if (res.statusCode >= 400 && (/[\r\n]/.test(text) || text.length > 2000)) return `an error text that is not one short line: ${where}`;
+    const html = String(res.headers['content-type'] ?? '').startsWith('text/html');
+    if (res.statusCode >= 400 && !html && (/[\r\n]/.test(text) || text.length > 2000)) return `an error text that is not one short line: ${where}`;
+    if (html && (/<script/i.test(text) || text.length > 50_000)) return `an HTML page with a script or over 50,000 characters: ${where}`;
+    const location = res.headers.location;
+    const redirect = [301, 302, 303, 307, 308].includes(res.statusCode) || location !== undefined;
+    if (redirect && !(typeof location === 'string' && REGISTERED_REDIRECT.test(location))) {
+      return `a redirect to an unregistered URI (${String(location).slice(0, 100)}): ${where}`;
+    }
     return undefined;
   } catch (err) {
     const what = (err as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_WITHIN_MS} ms` : `the request failed (${(err as Error).message})`;

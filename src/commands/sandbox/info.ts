@@ -1,7 +1,8 @@
 /**
  * What `svc sandbox start` and `reset` print: the instance URL and the demo
- * user's and the svc-cli application's credentials, read from the data dir's
- * credentials.json (mode 0600). The only output that carries them.
+ * user's and the svc-cli application's credentials (its appsecret, which is
+ * also its OAuth client secret), read from the data dir's credentials.json
+ * (mode 0600). The only output that carries them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { SvcError } from '../../errors.js';
@@ -19,6 +20,10 @@ export interface SandboxInfo {
   readonly user: string;
   readonly password: string;
   readonly appsecret: string;
+  /** The OAuth client of `svc login --web`: the svc-cli application's identifier… */
+  readonly clientId: string;
+  /** …and its secret, which is its appsecret. */
+  readonly clientSecret: string;
   readonly caFile?: string;
 }
 
@@ -41,28 +46,41 @@ export function readSandboxInfo(dataDir: string, where: { instanceUrl?: string |
     user: user.name,
     password: user.password,
     appsecret: app.appsecret,
+    clientId: app.identifier,
+    clientSecret: app.appsecret,
     ...(where.caFile ? { caFile: where.caFile } : {}),
   };
-}
-
-/** The credentials as a view: the object as data, labelled lines in a table. */
-export function infoView(info: SandboxInfo): ObjectView {
-  const details: [string, string][] = [];
-  if (info.instanceUrl) details.push(['instance URL', info.instanceUrl]);
-  details.push(['user', info.user], ['password', info.password], ['appsecret', `${info.appsecret} (application ${CLI_APPLICATION})`]);
-  if (info.caFile) details.push(['CA file', info.caFile]);
-  return { kind: 'object', value: info, details };
 }
 
 function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The command that signs in to the sandbox with a browser (OAuth): the client secret in the environment, never in argv. */
+export function webLoginHint(info: Pick<SandboxInfo, 'clientId' | 'clientSecret'>): string {
+  return `SVC_CLIENT_SECRET=${shellQuote(info.clientSecret)} svc login --web --client-id ${shellQuote(info.clientId)}`;
+}
+
+/** The credentials as a view: the object as data, labelled lines in a table. */
+export function infoView(info: SandboxInfo): ObjectView {
+  const details: [string, string][] = [];
+  if (info.instanceUrl) details.push(['instance URL', info.instanceUrl]);
+  details.push(
+    ['user', info.user],
+    ['password', info.password],
+    ['appsecret', `${info.appsecret} (application ${CLI_APPLICATION})`],
+    ['OAuth client', `${info.clientId} (its client secret is the appsecret)`],
+    ['browser sign-in', webLoginHint(info)],
+  );
+  if (info.caFile) details.push(['CA file', info.caFile]);
+  return { kind: 'object', value: info, details };
+}
+
 /**
  * How to point svc at the sandbox (stderr, after the credentials): through
  * its profile when it registered one, else with environment variables.
  */
-export function usageHint(info: SandboxInfo, profileHint: string | undefined): string {
+export function usageHint(info: Pick<SandboxInfo, 'instanceUrl' | 'caFile'>, profileHint: string | undefined): string {
   if (profileHint) return `\n${profileHint}\n`;
   const vars: [string, string | undefined][] = [
     ['SVC_URL', info.instanceUrl],

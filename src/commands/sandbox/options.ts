@@ -4,6 +4,7 @@
  */
 import type { OptionSpec } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
+import { parseDuration } from '../../util/duration.js';
 
 /** The port `svc sandbox start` listens on unless told otherwise. */
 export const DEFAULT_PORT = 8642;
@@ -20,6 +21,18 @@ export interface StartOptions {
   readonly seedAccounts?: number | undefined;
   /** Share of requests to fail at random (--faults). */
   readonly faults?: number | undefined;
+  /** Lifetime of OAuth access tokens in seconds (--oauth-access-ttl); undefined: the sandbox's default, 1 hour. */
+  readonly oauthAccessTtlSeconds?: number | undefined;
+}
+
+/** The longest --oauth-access-ttl: as long as a refresh token lives. */
+const MAX_OAUTH_ACCESS_TTL_MS = 100 * 86_400_000;
+
+/** Parses --oauth-access-ttl: a duration such as 90s, 5m or 1h, in whole seconds from 1 s to 100 days. */
+export function parseOauthAccessTtl(value: string): number {
+  const ms = parseDuration(value, '--oauth-access-ttl', MAX_OAUTH_ACCESS_TTL_MS);
+  if (ms < 1000) throw new UsageError(`--oauth-access-ttl '${value}' is too short; use at least 1s, e.g. 5m or 1h`);
+  return Math.floor(ms / 1000);
 }
 
 /** Parses --faults: a share of requests from 0 to 1, e.g. 0.1. */

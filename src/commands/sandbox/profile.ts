@@ -22,13 +22,14 @@ function pointsAtLoopback(url: string): boolean {
   }
 }
 
-/** Keeps the application secret in the keychain; silently nothing when there is no usable keychain. */
-async function storeAppsecret(deps: Deps, appsecret: string): Promise<void> {
+/** Keeps the application and OAuth client secrets in the keychain; silently nothing when there is no usable keychain. */
+async function storeSecrets(deps: Deps, appsecret: string, clientSecret: string | undefined): Promise<void> {
   try {
     const keychain = await keychainOf(deps);
     await keychain.set(accountName(`profile:${SANDBOX_PROFILE}`, 'appsecret'), appsecret);
+    if (clientSecret) await keychain.set(accountName(`profile:${SANDBOX_PROFILE}`, 'clientsecret'), clientSecret);
   } catch {
-    // Best effort: without a keychain, `svc login` asks for the secret (or reads SVC_APPSECRET).
+    // Best effort: without a keychain, `svc login` asks for the secret (or reads SVC_APPSECRET, SVC_CLIENT_SECRET).
   }
 }
 
@@ -37,7 +38,11 @@ async function storeAppsecret(deps: Deps, appsecret: string): Promise<void> {
  * the profile points at it; false (after a warning through `warn`) when it
  * could not be saved or belongs to another instance.
  */
-export async function registerSandboxProfile(deps: Deps, info: SandboxInfo, warn: (line: string) => void): Promise<boolean> {
+export async function registerSandboxProfile(
+  deps: Deps,
+  info: Pick<SandboxInfo, 'instanceUrl' | 'caFile' | 'appsecret'> & Partial<Pick<SandboxInfo, 'clientId' | 'clientSecret'>>,
+  warn: (line: string) => void,
+): Promise<boolean> {
   if (!info.instanceUrl) return false;
   try {
     const { openProfiles } = await import('../../config/profiles.js');
@@ -47,18 +52,18 @@ export async function registerSandboxProfile(deps: Deps, info: SandboxInfo, warn
       warn(`svc: warning: profile '${SANDBOX_PROFILE}' points at ${existing.url}, so it was left unchanged; remove it with 'svc profile remove ${SANDBOX_PROFILE}' to let the sandbox register itself`);
       return false;
     }
-    profiles.save({ name: SANDBOX_PROFILE, url: info.instanceUrl, caFile: info.caFile });
+    profiles.save({ name: SANDBOX_PROFILE, url: info.instanceUrl, caFile: info.caFile, ...(info.clientId ? { clientId: info.clientId } : {}) });
     const current = profiles.current();
     if (current === undefined || profiles.get(current) === undefined) profiles.use(SANDBOX_PROFILE);
   } catch (err) {
     warn(`svc: warning: the '${SANDBOX_PROFILE}' profile could not be saved in ${deps.configDir} (${(err as Error).message}); use --url ${info.instanceUrl} instead`);
     return false;
   }
-  await storeAppsecret(deps, info.appsecret);
+  await storeSecrets(deps, info.appsecret, info.clientSecret);
   return true;
 }
 
 /** The line that tells how to sign in to the sandbox through its profile. */
 export function profileHint(): string {
-  return `profile '${SANDBOX_PROFILE}' points at it: svc login --profile ${SANDBOX_PROFILE} --user ${DEMO_USER}`;
+  return `profile '${SANDBOX_PROFILE}' points at it: svc login --profile ${SANDBOX_PROFILE} --user ${DEMO_USER}\n  or sign in with a browser: svc login --web --profile ${SANDBOX_PROFILE}`;
 }

@@ -27,6 +27,7 @@ export function foregroundArgs(opts: StartOptions): string[] {
   if (opts.https) args.push('--https');
   if (opts.seedAccounts !== undefined) args.push('--seed-accounts', String(opts.seedAccounts));
   if (opts.faults) args.push('--faults', String(opts.faults));
+  if (opts.oauthAccessTtlSeconds !== undefined) args.push('--oauth-access-ttl', `${opts.oauthAccessTtlSeconds}s`);
   return args;
 }
 

@@ -21,6 +21,8 @@ export interface SandboxState {
   /** The CA certificate to trust, under https. */
   readonly caFile?: string;
   readonly seedAccounts?: number;
+  /** --oauth-access-ttl in seconds, when given (reset restarts with it). */
+  readonly oauthAccessTtlSeconds?: number;
   /** ISO time the process started. */
   readonly startedAt: string;
 }

@@ -27,3 +27,16 @@ export function verifySecret(secret: string, stored: string): boolean {
 export function randomSecret(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+let decoy: string | undefined;
+
+/**
+ * Verifies a secret against its stored hash, or against a decoy hash when
+ * there is none (an unknown user or client), so the answer takes as long
+ * either way and timing does not tell which names exist. False without a hash.
+ */
+export function verifyOrDecoy(secret: string, stored: string | undefined): boolean {
+  decoy ??= hashSecret(randomSecret());
+  const ok = verifySecret(secret, stored ?? decoy);
+  return ok && stored !== undefined;
+}

@@ -1,6 +1,7 @@
 /**
  * The people and applications of a seeded tenant: groups holding permissions,
- * users in those groups, and applications with hashed secrets. Passwords and
+ * users in those groups, and applications with hashed secrets (svc-cli, with
+ * loopback callback URLs, is also the tenant's OAuth client). Passwords and
  * secrets are random per seed; the clear values are returned once (the
  * sandbox keeps them for `svc sandbox start` to print) and stored hashed.
  */
@@ -39,6 +40,9 @@ export interface Identities {
   readonly users: readonly SeedUser[];
   readonly applications: readonly SeedApplication[];
 }
+
+/** Redirect URIs of the seeded svc-cli application: loopback, so any port matches (see oauth/redirect-uris.ts). */
+export const SVC_CLI_CALLBACKS: readonly string[] = ['http://127.0.0.1/callback', 'http://localhost/callback'];
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -95,8 +99,9 @@ export function seedIdentities(db: Db, instance: string): Identities {
     db.prepare(`INSERT INTO ${table(instance, '_passwords')} (user, hash, otpsecret) VALUES (?, ?, ?)`).run(id, hashSecret(password), otpsecret ?? null);
     return { id, name: u.name, email: `${u.name}@${instance}.example`, password, role: u.role, ...(otpsecret ? { otpsecret } : {}) };
   });
-  const apps = [
-    { name: 'svc command line', identifier: 'svc-cli', active: true },
+  const apps: { name: string; identifier: string; active: boolean; callbackurls?: readonly string[] }[] = [
+    // The tenant's OAuth application: svc login --web listens on a loopback port of its choosing (RFC 8252).
+    { name: 'svc command line', identifier: 'svc-cli', active: true, callbackurls: SVC_CLI_CALLBACKS },
     { name: 'Reporting', identifier: 'reporting', active: true },
     { name: 'Retired integration', identifier: 'retired', active: false },
   ];
@@ -106,6 +111,7 @@ export function seedIdentities(db: Db, instance: string): Identities {
       identifier: a.identifier,
       vendor: 'Sandbox',
       activity: a.active ? 0 : 1,
+      ...(a.callbackurls ? { callbackurls: a.callbackurls } : {}),
     });
     const appsecret = randomSecret(24);
     db.prepare(`INSERT INTO ${table(instance, '_appsecrets')} (application, hash) VALUES (?, ?)`).run(id, hashSecret(appsecret));

@@ -11,6 +11,8 @@ interface Info {
   user: string;
   password: string;
   appsecret: string;
+  clientId: string;
+  clientSecret: string;
 }
 
 describe('svc sandbox reset: flags → options', () => {
@@ -31,7 +33,8 @@ describe('svc sandbox reset: run', () => {
       return JSON.parse(r.stdout) as Info;
     };
     const first = await reset();
-    expect(Object.keys(first).sort()).toEqual(['appsecret', 'password', 'user']);
+    expect(Object.keys(first).sort()).toEqual(['appsecret', 'clientId', 'clientSecret', 'password', 'user']);
+    expect(first).toMatchObject({ clientId: 'svc-cli', clientSecret: first.appsecret });
     expect(first.user).toBe('demo');
     expect(readFileSync(sandboxFiles(dataDir).credentials, 'utf8')).toContain(first.password);
     const second = await reset();

@@ -5,6 +5,7 @@
  * covered in test/cli/sandbox.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { foregroundArgs } from '../../../src/commands/sandbox/spawn.js';
 import { toSandboxStartOptions } from '../../../src/commands/sandbox/start/options.js';
 import { openProfiles } from '../../../src/config/profiles.js';
 import { svc, tempConfigDir, testKeychain } from '../../helpers/cli.js';
@@ -28,6 +29,19 @@ describe('svc sandbox start: flags → options', () => {
     });
   });
 
+  it('reads --oauth-access-ttl as a duration in whole seconds', () => {
+    expect(toSandboxStartOptions({ oauthAccessTtl: '90s' })).toMatchObject({ oauthAccessTtl: 90 });
+    expect(toSandboxStartOptions({ oauthAccessTtl: '1h' })).toMatchObject({ oauthAccessTtl: 3600 });
+    expect(toSandboxStartOptions({ oauthAccessTtl: '120' })).toMatchObject({ oauthAccessTtl: 120 });
+    expect(() => toSandboxStartOptions({ oauthAccessTtl: 'soon' })).toThrow("invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d");
+    expect(() => toSandboxStartOptions({ oauthAccessTtl: '500ms' })).toThrow("--oauth-access-ttl '500ms' is too short; use at least 1s, e.g. 5m or 1h");
+    expect(() => toSandboxStartOptions({ oauthAccessTtl: '0' })).toThrow('--oauth-access-ttl must be more than zero');
+    expect(() => toSandboxStartOptions({ oauthAccessTtl: '101d' })).toThrow("--oauth-access-ttl '101d' is too long; use at most 100d");
+    expect(foregroundArgs({ dataDir: '/d', port: 0, https: false, oauthAccessTtlSeconds: 90 })).toEqual([
+      'sandbox', 'start', '--foreground', '--data-dir', '/d', '--port', '0', '--oauth-access-ttl', '90s',
+    ]);
+  });
+
   it('refuses a bad port, tenant size or fault rate with one line', () => {
     expect(() => toSandboxStartOptions({ port: '65536' })).toThrow("invalid port '65536'; give a number from 1 to 65535, or 0 for a free port");
     expect(() => toSandboxStartOptions({ seedAccounts: '0' })).toThrow("invalid number of accounts '0'; give a whole number from 1 to 1000000");
@@ -49,6 +63,8 @@ describe('svc sandbox start: run', () => {
       user: 'demo',
       password: demo?.users.find((u) => u.name === 'demo')?.password,
       appsecret: demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret,
+      clientId: 'svc-cli',
+      clientSecret: demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret,
     });
     expect(r.stderr).toContain(
       `a sandbox already runs from ${dataDir} at ${serving.state.instanceUrl} (pid ${serving.state.pid}); 'svc sandbox stop' first to start it with other options\n`,
@@ -57,6 +73,18 @@ describe('svc sandbox start: run', () => {
     const profiles = await openProfiles(configDir);
     expect(profiles.get('sandbox')?.url).toBe(serving.state.instanceUrl);
     expect(profiles.current()).toBe('sandbox');
+  });
+
+  it('prints, for people, the OAuth client and how to sign in with a browser', async () => {
+    const dataDir = freshDataDir();
+    const serving = await serveDataDir(dataDir);
+    open.push(serving);
+    const r = await svc(['sandbox', 'start', '--data-dir', dataDir, '-o', 'table'], { configDir: tempConfigDir(), keychain: testKeychain() });
+    expect(r.code, r.stderr).toBe(0);
+    const secret = serving.sandbox.credentials.demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret ?? '';
+    expect(r.stdout).toMatch(/^OAuth client: +svc-cli \(its client secret is the appsecret\)$/m);
+    const hint = r.stdout.split('\n').find((l) => l.startsWith('browser sign-in:'));
+    expect(hint?.replace(/^browser sign-in: +/, '')).toBe(`SVC_CLIENT_SECRET=${secret} svc login --web --client-id svc-cli`);
   });
 
   it('says so when it cannot control processes, before touching the data dir', async () => {

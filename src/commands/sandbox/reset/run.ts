@@ -42,7 +42,13 @@ export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): 
     await io.show(infoView(readSandboxInfo(dataDir, {})));
     return;
   }
-  const start = { dataDir, port: stopped.port ?? DEFAULT_PORT, https: stopped.https, seedAccounts: accounts };
+  const start = {
+    dataDir,
+    port: stopped.port ?? DEFAULT_PORT,
+    https: stopped.https,
+    seedAccounts: accounts,
+    oauthAccessTtlSeconds: stopped.oauthAccessTtlSeconds,
+  };
   const state = await spawnSandbox(start, io);
   io.note(`sandbox reset and restarted at ${state.instanceUrl} (pid ${state.pid})`);
   await showCredentials(dataDir, state, io);

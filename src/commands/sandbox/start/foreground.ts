@@ -48,6 +48,7 @@ async function listen(opts: StartOptions, io: SandboxIo): Promise<{ sandbox: San
       ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}),
       ...(opts.seedAccounts !== undefined ? { seedAccounts: opts.seedAccounts } : {}),
       ...(opts.faults ? { faultRate: opts.faults } : {}),
+      ...(opts.oauthAccessTtlSeconds !== undefined ? { oauthAccessTtlSeconds: opts.oauthAccessTtlSeconds } : {}),
       log: (line) => {
         if (!line.includes(' /_sandbox/health ')) io.note(redactLogLine(line));
       },
@@ -78,6 +79,7 @@ export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<
     https: opts.https,
     ...(caFile ? { caFile } : {}),
     ...(opts.seedAccounts !== undefined ? { seedAccounts: opts.seedAccounts } : {}),
+    ...(opts.oauthAccessTtlSeconds !== undefined ? { oauthAccessTtlSeconds: opts.oauthAccessTtlSeconds } : {}),
     startedAt,
   };
   writeState(opts.dataDir, state);

@@ -13,6 +13,7 @@ export async function runSandboxStart(opts: SandboxStartOptions, ctx: Context): 
     https: opts.https,
     seedAccounts: opts.seedAccounts,
     faults: opts.faults,
+    oauthAccessTtlSeconds: opts.oauthAccessTtl,
   };
   if (opts.foreground) return (await import('./foreground.js')).runForeground(start, io);
   return (await import('./background.js')).startInBackground(start, io);
