@@ -157,23 +157,23 @@ _svc_flags() {
     'describe') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'completion') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'help') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'login') echo '--user --password-stdin --appsecret-stdin --otp --expires --insecure-storage -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'login') echo '--user --password-stdin --appsecret-stdin --otp --expires --insecure-storage --web --no-browser --client-id --client-secret-stdin --wait -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'logout') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'whoami') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'auth login') echo '--user --password-stdin --appsecret-stdin --otp --expires --insecure-storage -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'auth login') echo '--user --password-stdin --appsecret-stdin --otp --expires --insecure-storage --web --no-browser --client-id --client-secret-stdin --wait -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth logout') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth whoami') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth status') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'auth token') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'profile add') echo '--use --filter-member -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'profile add') echo '--use --filter-member --client-id -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile list') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile use') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile show') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'profile remove') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
-    'sandbox start') echo '--port --data-dir --seed-accounts --faults --https --foreground -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
+    'sandbox start') echo '--port --data-dir --seed-accounts --faults --oauth-access-ttl --https --foreground -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox status') echo '--data-dir -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox stop') echo '--data-dir -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
     'sandbox reset') echo '--data-dir --seed-accounts -V --version -o --output --no-color --no-header --delimiter --crlf --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
@@ -850,7 +850,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in
-      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--by|--format|--output-file|--concurrency|--shard|--if-none-match|--user|--otp|--expires|--filter-member|--port|--data-dir|--seed-accounts|--faults|--data|--data-file|--if-match) ((i++)); continue ;;
+      -o|--output|--delimiter|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--fields|--sort|--limit|--offset|--page-size|--expand|--by|--format|--output-file|--concurrency|--shard|--if-none-match|--user|--otp|--expires|--client-id|--wait|--filter-member|--port|--data-dir|--seed-accounts|--faults|--oauth-access-ttl|--data|--data-file|--if-match) ((i++)); continue ;;
       -*) continue ;;
     esac
     if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="${cmdpath:+$cmdpath }$word"; fi

@@ -32,6 +32,25 @@ await build({
   logLevel: 'warning',
 });
 
+// The OAuth libraries (oauth4webapi, proper-lockfile), bundled on their own like the sandbox: only a
+// browser sign-in, a token refresh or a logout that revokes loads them (src/auth/oauth/libs.ts).
+const OAUTH_CHUNK = 'chunks/oauth.cjs';
+await build({
+  entryPoints: ['src/auth/oauth/libs-source.ts'],
+  outfile: `dist/${OAUTH_CHUNK}`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+const oauthApart = {
+  name: 'oauth-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/libs-source\.js$/ }, (args) => (args.importer.endsWith('/src/auth/oauth/libs.ts') ? { path: `./${OAUTH_CHUNK}`, external: true } : undefined));
+  },
+};
+
 // commander requires node:child_process at load, for subcommands that are separate executables,
 // which svc has none of; node:child_process is not in Node's snapshot (~1.5 ms of every start).
 // commander gets it through a stand-in that requires it on first use.
@@ -126,7 +145,7 @@ const bundled = await build({
   // import.meta.url becomes a call made only where it is read (pathToFileURL costs ~0.3 ms at every start otherwise).
   banner: { js: '(function (exports, require, module, __filename, __dirname) { let __svcUrl; const __svcModuleUrl = () => (__svcUrl ??= require("node:url").pathToFileURL(__filename).href);' },
   footer: { js: '})' },
-  plugins: [lazyChildProcessForCommander, sandboxApart, catalogueApart],
+  plugins: [lazyChildProcessForCommander, sandboxApart, oauthApart, catalogueApart],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
@@ -141,11 +160,11 @@ for (const file of bundled.outputFiles) {
   const text = !file.path.endsWith('.cjs')
     ? file.text
     : file.text
-        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
+        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs|\.\/chunks\/oauth\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
         .replace(/\b__svcModuleUrl\b(?! = \(\) =>)/g, '__svcModuleUrl()')
         // bin/svc.js gives the bundle its own require (packages resolve from the same node_modules); the
         // one file the bundle requires by a relative path is named from the bundle's folder.
-        .replace(/require\("\.\/sandbox\.cjs"\)/g, 'require(__dirname + "/sandbox.cjs")')
+        .replace(/require\("\.\/(sandbox\.cjs|chunks\/oauth\.cjs)"\)/g, 'require(__dirname + "/$1")')
         // esbuild escapes strings but leaves comments and regular expressions as written: escaped
         // too, the file is ASCII, which V8 keeps as a one-byte string (half the memory and time).
         .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

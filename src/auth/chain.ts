@@ -9,6 +9,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { platform } from 'node:os';
 import { UsageError } from '../errors.js';
+import { parseGrant, type OAuthGrant } from './oauth/grant.js';
 import { KeychainUnavailableError, accountName, type CredentialStore } from './store.js';
 
 export type CredentialSource = 'flag' | 'env' | 'token file' | 'keychain' | 'plain file';
@@ -18,6 +19,14 @@ export interface ResolvedToken {
   readonly source: CredentialSource;
   /** The file, for the file sources. */
   readonly where?: string;
+  /** A stored OAuth 2.0 sign-in (`svc login --web`): `token` is its access token. */
+  readonly oauth?: OAuthGrant;
+}
+
+/** A token read from a store: a login's plain token, or the access token of a stored OAuth grant. */
+function stored(value: string, source: 'keychain' | 'plain file'): ResolvedToken {
+  const oauth = parseGrant(value);
+  return oauth ? { token: oauth.accessToken, source, oauth } : { token: value, source };
 }
 
 /** A store, or how to open it: the chain opens one only when it gets that far. */
@@ -71,12 +80,12 @@ export async function resolveToken(input: ChainInput): Promise<ChainResult> {
   let keychainProblem: string | undefined;
   try {
     const t = await (await open(input.keychain)).get(accountName(input.key, 'token'));
-    if (t) return { token: { token: t, source: 'keychain' } };
+    if (t) return { token: stored(t, 'keychain') };
   } catch (err) {
     if (!(err instanceof KeychainUnavailableError)) throw err;
     keychainProblem = err.reason;
   }
   const plain = input.plain === undefined ? undefined : await (await open(input.plain))?.get(accountName(input.key, 'token'));
-  if (plain) return { token: { token: plain, source: 'plain file' } };
+  if (plain) return { token: stored(plain, 'plain file') };
   return keychainProblem ? { keychainProblem } : {};
 }

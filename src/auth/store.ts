@@ -21,6 +21,6 @@ export class KeychainUnavailableError extends Error {
 }
 
 /** Account names under the `svc` service: one per profile and kind of secret. */
-export function accountName(profileKey: string, what: 'token' | 'appsecret'): string {
+export function accountName(profileKey: string, what: 'token' | 'appsecret' | 'clientsecret'): string {
   return `${profileKey}/${what}`;
 }

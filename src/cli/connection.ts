@@ -14,10 +14,11 @@
  * through a proxy.
  */
 import type { ChainResult, ResolvedToken } from '../auth/chain.js';
+import type { OAuthGrant } from '../auth/oauth/grant.js';
 import type { CredentialStore } from '../auth/store.js';
 import type { Profile, ProfileStore } from '../config/profiles.js';
 import { AuthError, UsageError } from '../errors.js';
-import type { HttpClient } from '../http/client.js';
+import type { BearerCredential, HttpClient } from '../http/client.js';
 import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
@@ -50,6 +51,8 @@ export interface Connection {
   readonly token?: ResolvedToken;
   readonly keychainProblem?: string;
   readonly client: HttpClient;
+  /** A browser sign-in's tokens as they stand now (renewed by the client as needed). */
+  readonly oauth?: { grant(): OAuthGrant; current(): Promise<string> };
 }
 
 /** Finds the instance from flags, environment and the current profile. */
@@ -138,12 +141,31 @@ export async function connect(
     const why = chain.keychainProblem ? ` (the keychain could not be read: ${chain.keychainProblem})` : '';
     throw new AuthError(`not signed in to ${target.label}${why}: run 'svc login', or set SVC_TOKEN or SVC_TOKEN_FILE`);
   }
-  const client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));
+  const token = chain.token;
+  let client: HttpClient;
+  let oauthState: Connection['oauth'];
+  if (token?.oauth) {
+    // A browser sign-in: the access token is renewed through the same client (token requests carry no bearer).
+    const { oauthCredentialFor } = await import('./oauth-credential.js');
+    const oauth = { ...token, oauth: token.oauth };
+    let credential: (BearerCredential & { grant(): OAuthGrant }) | undefined;
+    client = createHttpClient({
+      ...clientOptions(opts, deps, target, undefined),
+      credential: { current: () => credential!.current(), renew: (t) => credential!.renew(t) },
+    });
+    const openStore = async (): Promise<CredentialStore> =>
+      (token.source === 'keychain' ? await keychainOf(deps) : await plainStoreOf(deps, target)) ?? Promise.reject(new Error('the plain-file store is off for this target'));
+    credential = oauthCredentialFor(deps, target, oauth, client, openStore);
+    oauthState = credential;
+  } else {
+    client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));
+  }
   return {
     target,
     profiles,
     client,
     ...(chain.token ? { token: chain.token } : {}),
     ...(chain.keychainProblem ? { keychainProblem: chain.keychainProblem } : {}),
+    ...(oauthState ? { oauth: oauthState } : {}),
   };
 }

@@ -45,4 +45,11 @@ export interface ProcessControl {
    * stderr appended to `logFile`; resolves to its pid.
    */
   spawnDetached(command: string, args: readonly string[], opts: { readonly logFile: string; readonly env: Readonly<Record<string, string | undefined>> }): Promise<number>;
+  /** The operating system (`process.platform`): which program opens a URL. */
+  readonly platform: NodeJS.Platform;
+  /**
+   * Starts `command args…` detached, its input and output discarded, and does
+   * not wait for it (a browser); resolves false when it could not be started.
+   */
+  spawnQuiet(command: string, args: readonly string[]): Promise<boolean>;
 }

@@ -111,6 +111,7 @@ function stdinStream(): InStream {
       return isTTY() ? (mode: boolean) => process.stdin.setRawMode(mode) : undefined;
     },
     [Symbol.asyncIterator]: () => chunksOf(process.stdin),
+    pause: () => process.stdin.pause(),
   };
 }
 
@@ -129,6 +130,18 @@ export function processControl(): ProcessControl {
   return {
     pid: process.pid,
     execPath: process.execPath,
+    platform: process.platform,
+    async spawnQuiet(command, args) {
+      const { spawn } = await import('node:child_process');
+      return new Promise<boolean>((resolve) => {
+        const child = spawn(command, [...args], { detached: true, stdio: 'ignore' });
+        child.once('error', () => resolve(false));
+        child.once('spawn', () => {
+          child.unref();
+          resolve(true);
+        });
+      });
+    },
     // conf's atomic writer (when-exit) raises the signal again after its own cleanup; the
     // no-op absorbs that repeat so svc's orderly shutdown can finish (one place for every command).
     onceSignal: (signal, fn) =>

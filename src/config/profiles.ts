@@ -34,6 +34,8 @@ export interface Profile {
    * vendor's own client does) or `filter` (the schema's name).
    */
   readonly filterMember?: 'filter' | 'filters' | undefined;
+  /** The OAuth application's identifier for `svc login --web` (its secret lives in the credential store). */
+  readonly clientId?: string | undefined;
 }
 
 interface ConfigShape {

@@ -27,6 +27,8 @@ export interface HttpClientOptions {
   readonly instanceUrl: string;
   /** Bearer token sent on every request unless a request says `auth: false`. */
   readonly token?: string | undefined;
+  /** A bearer token that changes (an OAuth sign-in): asked before each request, in place of `token`. */
+  readonly credential?: BearerCredential | undefined;
   readonly userAgent: string;
   /** Longest wait for one answer (headers, then each body chunk); default 30 s. */
   readonly timeoutMs?: number;
@@ -40,6 +42,17 @@ export interface HttpClientOptions {
   /** Verbose log sink (stderr); silent when absent. */
   readonly log?: ((line: string) => void) | undefined;
   readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * A bearer token that can be renewed: `current` gives the token to send (renewing one about to expire);
+ * after a 401, `renew` is asked once with the token the service refused, and gives the token to send
+ * the request again with, or undefined to let the 401 stand. A 401 means the request was not carried
+ * out, so it is sent again whatever its method.
+ */
+export interface BearerCredential {
+  current(): Promise<string>;
+  renew(rejected: string): Promise<string | undefined>;
 }
 
 export interface RequestSpec {
@@ -205,11 +218,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const log = opts.log;
 
-  async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal): Promise<RawResponse> {
+  async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal, token: string | undefined): Promise<RawResponse> {
     const { body, type } = bodyOf(spec);
     const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json, text/csv;q=0.9, */*;q=0.1', ...spec.headers };
     if (type) headers['content-type'] = type;
-    if (spec.auth !== false && opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (token) headers.authorization = `Bearer ${token}`;
     if (log && opts.env.SVC_DEBUG?.split(',').includes('http')) for (const line of redactHeaders(headers)) log(`  ${line}`);
     return (await transportOf()).send({ url, method: spec.method, headers, body, signal });
   }
@@ -274,16 +287,31 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     // The deadline covers the tries until an answer starts; a streaming body has its own idle timeout.
     // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
     const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(deadlineMs, MAX_TIMER_MS));
+    const credential = spec.auth === false ? undefined : opts.credential;
+    let token = spec.auth === false ? undefined : credential ? await untilAborted(credential.current(), spec.signal) : opts.token;
+    let renewed = false;
     try {
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);
-        const outcome: Outcome = await attempt(spec, url, signal).then(
+        const outcome: Outcome = await attempt(spec, url, signal, token).then(
           (res) => ({ res }),
           (err: unknown) => ({ err }),
         );
         if (spec.signal?.aborted) throw spec.signal.reason;
         if (outcome.res) log?.(`← ${outcome.res.statusCode} ${spec.method} ${shown} ${Date.now() - t0} ms`);
+        if (outcome.res?.statusCode === 401 && credential && token && !renewed) {
+          // Once per request: a token refused now (revoked, or renewed by another process) is renewed and the request sent again.
+          renewed = true;
+          const next = await untilAborted(credential.renew(token), spec.signal);
+          if (next !== undefined) {
+            await outcome.res.body.dump();
+            log?.('  401; sending again with a renewed token');
+            token = next;
+            n--;
+            continue;
+          }
+        }
         const wait = signal.aborted ? undefined : retryWait(outcome, n, retryable, deadline);
         if (wait !== undefined) {
           await outcome.res?.body.dump();

@@ -31,4 +31,6 @@ export interface InStream extends AsyncIterable<string | Buffer> {
   readonly isTTY: boolean;
   /** On a terminal: stop echoing typed characters (for passwords). */
   setRawMode?(mode: boolean): unknown;
+  /** Stops reading for now (a reader that gave up waiting); standard input then keeps svc from exiting no longer. */
+  pause?(): unknown;
 }

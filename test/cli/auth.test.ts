@@ -38,6 +38,7 @@ interface Status {
   valid: boolean;
   user: string | null;
   expires: number | null;
+  credential: 'token' | 'oauth2';
 }
 
 async function status(argv: string[], env: Record<string, string> = {}): Promise<Status> {
@@ -144,6 +145,7 @@ describe('svc auth status', () => {
       valid: true,
       user: null,
       expires: null,
+      credential: 'token',
     });
   });
 
@@ -174,7 +176,7 @@ describe('svc auth status', () => {
     profiles.save({ name: 'sb', url: sb.instanceUrl, user: 'demo', tokenExpires: expires });
     profiles.use('sb');
     await keychain.set(accountName('profile:sb', 'token'), sb.token('demo'));
-    expect(await status([])).toEqual({ profile: 'sb', instanceUrl: sb.instanceUrl, source: 'keychain', valid: true, user: 'demo', expires });
+    expect(await status([])).toEqual({ profile: 'sb', instanceUrl: sb.instanceUrl, source: 'keychain', valid: true, user: 'demo', expires, credential: 'token' });
     const table = await svc(['auth', 'status'], { tty: true });
     expect(table.stdout).toMatch(/^token from:\s+the keychain$/m);
     expect(table.stdout).toMatch(new RegExp(`^expires:\\s+${new Date(expires * 1000).toISOString().slice(0, 19)}Z$`, 'm'));

@@ -85,6 +85,9 @@ export function testProcesses(): ProcessControl {
     kill: (pid, signal) => (signal === 0 ? real.kill(pid, 0) : false),
     onceSignal: () => undefined,
     spawnDetached: () => Promise.reject(new Error('tests start no detached processes in-process')),
+    platform: real.platform,
+    // No browser in-process: a test that signs in with --web gives its own (see test/helpers/browser-flow.ts).
+    spawnQuiet: async () => false,
   };
 }
 

@@ -44,7 +44,7 @@ export async function findStoredToken(deps: Deps, name: string, insecureStorage:
  * the plain file. Resolves to why the keychain could not be cleaned, if so.
  */
 export async function forgetSecrets(deps: Deps, name: string): Promise<string | undefined> {
-  const accounts = [accountName(profileKey(name), 'token'), accountName(profileKey(name), 'appsecret')];
+  const accounts = [accountName(profileKey(name), 'token'), accountName(profileKey(name), 'appsecret'), accountName(profileKey(name), 'clientsecret')];
   let problem: string | undefined;
   try {
     const keychain = await keychainOf(deps);

@@ -15,7 +15,7 @@ describe('svc auth status', () => {
   it('names the instance and the credential, checked with the service', async () => {
     const r = await run(['auth', 'status', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ profile: null, instanceUrl: sandbox.instanceUrl, source: 'env', valid: true, user: null, expires: null });
+    expect(JSON.parse(r.stdout)).toEqual({ profile: null, instanceUrl: sandbox.instanceUrl, source: 'env', valid: true, user: null, expires: null, credential: 'token' });
     expect(sandbox.sandbox.hooks.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['HEAD /demo/auth/v1/']);
   });
 

@@ -10,6 +10,13 @@ describe('svc profile add: flags → options', () => {
     expect(toProfileAddOptions('a.b_c-1', { use: true, filterMember: 'filter' })).toEqual({ name: 'a.b_c-1', use: true, filterMember: 'filter' });
   });
 
+  it('takes --client-id, an application identifier, and refuses anything else in one line', () => {
+    expect(toProfileAddOptions('acme', { clientId: 'svc-cli' })).toEqual({ name: 'acme', use: false, clientId: 'svc-cli' });
+    for (const bad of ['', '-x', 'a b', 'x'.repeat(201), '__proto__!', 'é']) {
+      expect(() => toProfileAddOptions('acme', { clientId: bad })).toThrow(/^invalid client id '.*': an application identifier is 1-200 letters, digits/);
+    }
+  });
+
   it('refuses a bad name or --filter-member with one line', () => {
     expect(() => toProfileAddOptions('no way', {})).toThrow("invalid profile name 'no way'; use letters, digits, '.', '_' or '-'");
     expect(() => toProfileAddOptions('acme', { filterMember: 'where' })).toThrow("--filter-member takes 'filters' (the default) or 'filter', not 'where'");
@@ -28,6 +35,13 @@ describe('svc profile add: run', () => {
     expect(q.code, q.stderr).toBe(0);
     const sent = sandbox.sandbox.hooks.requests.find((x) => x.url.startsWith('/demo/api/v1/accounts'))?.body as Record<string, unknown>;
     expect(Object.keys(sent)).toContain('filter');
+  });
+
+  it('keeps --client-id in the profile (svc profile show lists it), never a secret', async () => {
+    const configDir = tempConfigDir();
+    expect((await svc(['profile', 'add', 'sb', '--url', sandbox.instanceUrl, '--client-id', 'svc-cli'], { configDir })).code).toBe(0);
+    const shown = await svc(['profile', 'show', 'sb', '-o', 'json'], { configDir });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ name: 'sb', clientId: 'svc-cli' });
   });
 
   it('keeps another current profile current unless --use', async () => {

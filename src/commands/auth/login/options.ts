@@ -13,7 +13,23 @@ export interface LoginOptions {
   /** --expires, in milliseconds; absent: the service decides. */
   readonly expiresMs?: number;
   readonly insecureStorage: boolean;
+  /** --web (or --no-browser): sign in with a browser, OAuth 2.0; absent for a password login. */
+  readonly web?: WebLoginOptions;
 }
+
+/** The options of a browser sign-in (`svc login --web`). */
+export interface WebLoginOptions {
+  /** Open a browser (false with --no-browser: print the URL, and read a pasted redirect URL on stdin). */
+  readonly browser: boolean;
+  /** --client-id; else the profile's. */
+  readonly clientId?: string;
+  readonly clientSecretStdin: boolean;
+  /** How long to wait for the browser, in milliseconds (--wait, default 5 minutes). */
+  readonly waitMs: number;
+}
+
+/** How long `svc login --web` waits for the browser unless --wait says otherwise. */
+export const DEFAULT_WEB_WAIT_MS = 5 * 60_000;
 
 /** Flags → LoginOptions; both secrets from stdin, or a bad --expires, is a UsageError. */
 export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginOptions {
@@ -21,6 +37,36 @@ export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginO
   const appsecretStdin = bool(flags, 'appsecretStdin');
   if (passwordStdin && appsecretStdin) {
     throw new UsageError('--password-stdin and --appsecret-stdin cannot both read stdin; give the secret in SVC_APPSECRET');
+  }
+  const browser = flags.browser !== false;
+  const webOnly = (['clientId', 'clientSecretStdin', 'wait'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
+  const web = bool(flags, 'web') || !browser;
+  if (!web && webOnly.length > 0) {
+    const flag = { clientId: '--client-id', clientSecretStdin: '--client-secret-stdin', wait: '--wait' }[webOnly[0]!];
+    throw new UsageError(`${flag} is for a browser sign-in: add --web`);
+  }
+  if (web) {
+    const clash = (['user', 'passwordStdin', 'appsecretStdin', 'otp', 'expires'] as const).find((k) => flags[k] !== undefined && flags[k] !== false);
+    if (clash) {
+      const flag = { user: '--user', passwordStdin: '--password-stdin', appsecretStdin: '--appsecret-stdin', otp: '--otp', expires: '--expires' }[clash];
+      throw new UsageError(`${flag} is for a password login; a browser sign-in (--web) asks for the user and password in the browser`);
+    }
+    if (bool(flags, 'clientSecretStdin') && !browser) {
+      throw new UsageError('--client-secret-stdin reads standard input to its end, where --no-browser takes the pasted redirect URL: give the secret in SVC_CLIENT_SECRET');
+    }
+    const clientId = str(flags, 'clientId');
+    const wait = str(flags, 'wait');
+    return {
+      passwordStdin: false,
+      appsecretStdin: false,
+      insecureStorage: bool(flags, 'insecureStorage'),
+      web: {
+        browser,
+        ...(clientId !== undefined ? { clientId } : {}),
+        clientSecretStdin: bool(flags, 'clientSecretStdin'),
+        waitMs: wait !== undefined ? parseDuration(wait, '--wait') : DEFAULT_WEB_WAIT_MS,
+      },
+    };
   }
   const user = str(flags, 'user');
   const otp = str(flags, 'otp');

@@ -7,5 +7,5 @@ import { authStatusView } from './render.js';
 export async function runAuthStatus(_opts: NoOptions, ctx: Context): Promise<void> {
   const { conn, token } = await connectWithToken(ctx);
   if (!(await verifyToken(conn))) throw invalidTokenError(conn);
-  await ctx.emit(authStatusView(conn.target, token, ctx.deps.now()));
+  await ctx.emit(authStatusView(conn.target, token, ctx.deps.now(), conn.oauth?.grant()));
 }

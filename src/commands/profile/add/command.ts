@@ -9,6 +9,7 @@ export const profileAddSpec: CommandSpec<ProfileAddOptions> = {
   options: [
     { flags: '--use', help: 'make it the current profile' },
     { flags: '--filter-member <name>', help: "send query filters under 'filters' (default, as the vendor's client does) or 'filter'" },
+    { flags: '--client-id <id>', help: "the OAuth application 'svc login --web' signs in through (its identifier)" },
   ],
   notes: `The global --url and --ca-file give the profile's instance URL and extra CA file.
 The first profile becomes the current one; adding an existing name updates it.`,

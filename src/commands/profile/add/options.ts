@@ -1,5 +1,6 @@
 /** `svc profile add NAME`'s typed options and how its name and flags become them. */
 import { bool, str } from '../../../cli/command.js';
+import { checkClientId } from '../../../config/client-id.js';
 import { checkProfileName } from '../../../config/profile-name.js';
 import { UsageError } from '../../../errors.js';
 
@@ -9,7 +10,11 @@ export interface ProfileAddOptions {
   readonly use: boolean;
   /** --filter-member: the query member filters are sent under. */
   readonly filterMember?: 'filter' | 'filters';
+  /** --client-id: the OAuth application `svc login --web` signs in through. */
+  readonly clientId?: string;
 }
+
+
 
 /** Checks --filter-member: the query member filters are sent under. */
 function checkFilterMember(value: string | undefined): 'filter' | 'filters' | undefined {
@@ -21,5 +26,6 @@ function checkFilterMember(value: string | undefined): 'filter' | 'filters' | un
 export function toProfileAddOptions(name: string, flags: Readonly<Record<string, unknown>>): ProfileAddOptions {
   checkProfileName(name);
   const filterMember = checkFilterMember(str(flags, 'filterMember'));
-  return { name, use: bool(flags, 'use'), ...(filterMember ? { filterMember } : {}) };
+  const clientId = str(flags, 'clientId');
+  return { name, use: bool(flags, 'use'), ...(filterMember ? { filterMember } : {}), ...(clientId !== undefined ? { clientId: checkClientId(clientId) } : {}) };
 }

@@ -35,6 +35,7 @@ export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Prom
     url,
     ...(caFile ? { caFile } : {}),
     ...(opts.filterMember ? { filterMember: opts.filterMember } : {}),
+    ...(opts.clientId ? { clientId: opts.clientId } : {}),
     ...(moved ? { user: undefined, tokenExpires: undefined } : {}),
   });
   const current = profiles.current();

@@ -30,6 +30,7 @@ export function profileView(p: Profile, facts: ProfileFacts): ObjectView {
     current: facts.current,
     insecureStorage: p.insecureStorage === true,
     caFile: p.caFile ?? null,
+    clientId: p.clientId ?? null,
     user: p.user ?? null,
     tokenStored: stored.store ? true : stored.problem ? null : false,
     ...(stored.store ? { tokenStore: stored.store } : {}),
@@ -46,6 +47,7 @@ export function profileView(p: Profile, facts: ProfileFacts): ObjectView {
   details.push(['token', tokenLabel(stored, p.name)]);
   if (p.tokenExpires !== undefined) details.push(['token expires', expiryLabel(p.tokenExpires, facts.nowMs)]);
   if (p.caFile) details.push(['CA file', p.caFile]);
+  if (p.clientId) details.push(['OAuth client', p.clientId]);
   details.push(['insecure storage', yesNo(value.insecureStorage)], ['config file', facts.configFile]);
   return { kind: 'object', value, details };
 }

@@ -1,0 +1,66 @@
+/**
+ * The service's OAuth 2.0 interface as oauth4webapi sees it: the
+ * authorization server's endpoints under `<instance>/oauth2/v1` (the service
+ * publishes no discovery document), the client, and a fetch that goes out
+ * through svc's own HTTP client, so a sign-in and a refresh get the same TLS
+ * trust (--ca-file), proxies, timeouts and redacted --verbose log as any
+ * other request. Token requests are never retried: a refresh token is
+ * single-use, and a second try of one whose answer was lost would burn it.
+ */
+import type { HttpClient } from '../../http/client.js';
+import type { OAuthLibs } from './libs.js';
+
+export interface OAuthServer {
+  readonly as: import('oauth4webapi').AuthorizationServer;
+  readonly client: import('oauth4webapi').Client;
+  /** Options every oauth4webapi request takes: our fetch, and plain HTTP allowed on loopback (the sandbox). */
+  readonly options: { [key: symbol]: unknown };
+  readonly redirectPath: string;
+}
+
+/** The path of the loopback redirect URI (the sandbox's svc-cli application registers it). */
+export const REDIRECT_PATH = '/callback';
+
+/** The endpoints of an instance, its client, and the fetch that uses `http`. */
+export function oauthServer(libs: OAuthLibs, http: HttpClient, clientId: string): OAuthServer {
+  const base = http.roots.oauth2;
+  const as = {
+    issuer: base,
+    authorization_endpoint: `${base}/authorize`,
+    token_endpoint: `${base}/token`,
+    revocation_endpoint: `${base}/revoke`,
+    introspection_endpoint: `${base}/introspect`,
+    userinfo_endpoint: `${base}/userinfo`,
+    code_challenge_methods_supported: ['S256'],
+  };
+  const fetchVia = async (url: string, init: { body?: unknown; headers: Record<string, string>; method: string; signal?: AbortSignal }): Promise<Response> => {
+    if (!url.startsWith(`${base}/`)) throw new Error(`refusing an OAuth request outside ${base}: ${url}`);
+    const path = url.slice(base.length);
+    const [pathname, query] = path.split('?', 2) as [string, string | undefined];
+    const headers = Object.fromEntries(Object.entries(init.headers).filter(([k]) => !['user-agent', 'content-type'].includes(k.toLowerCase())));
+    const body = init.body instanceof URLSearchParams ? Object.fromEntries(init.body) : undefined;
+    const res = await http.request({
+      method: init.method === 'POST' ? 'POST' : 'GET',
+      root: 'oauth2',
+      path: pathname,
+      ...(query ? { query: Object.fromEntries(new URLSearchParams(query)) } : {}),
+      headers,
+      ...(body ? { form: body } : {}),
+      auth: false,
+      idempotent: false,
+      // oauth4webapi reads the error answers itself (RFC 6749 JSON).
+      accept: [400, 401, 403, 404, 405, 429, 500, 502, 503],
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+    const text = await res.text();
+    const answer = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) answer.set(k, Array.isArray(v) ? v.join(', ') : v);
+    return new Response(res.status === 204 || res.status === 205 ? null : text, { status: res.status, headers: answer });
+  };
+  return {
+    as,
+    client: { client_id: clientId },
+    options: { [libs.oauth.customFetch]: fetchVia, [libs.oauth.allowInsecureRequests]: base.startsWith('http:') },
+    redirectPath: REDIRECT_PATH,
+  };
+}

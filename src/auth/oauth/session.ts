@@ -1,0 +1,99 @@
+/**
+ * A stored OAuth sign-in as a bearer credential for the HTTP client: the
+ * access token, renewed with the refresh token shortly before it expires and
+ * once after a 401.
+ *
+ * Refresh tokens are single-use: two processes that refreshed with the same
+ * one would leave one of them signed out (and the service may end the whole
+ * grant). So a refresh takes a lock shared by every svc process on the
+ * machine for that target (proper-lockfile: a lock directory whose holder's
+ * crash is detected by its age), reads the stored grant again once it holds
+ * the lock (another process may have refreshed meanwhile: then its tokens are
+ * used, and nothing is sent), and stores the new pair before letting go.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { AuthError } from '../../errors.js';
+import type { BearerCredential, HttpClient } from '../../http/client.js';
+import { oauthServer } from './endpoints.js';
+import { oauthError } from './errors.js';
+import { grantFrom, type OAuthGrant } from './grant.js';
+import { oauthLibs } from './libs.js';
+
+/** Where the grant is kept (the credential store's `<target>/token` entry). */
+export interface GrantStore {
+  read(): Promise<OAuthGrant | undefined>;
+  write(grant: OAuthGrant): Promise<void>;
+}
+
+export interface OAuthSessionInput {
+  /** A client for the OAuth interface (it carries no bearer token). */
+  readonly http: HttpClient;
+  readonly store: GrantStore;
+  readonly grant: OAuthGrant;
+  /** The client secret (SVC_CLIENT_SECRET or the store); undefined when there is none. */
+  clientSecret(): Promise<string | undefined>;
+  /** The lock file for this target (its directory is made when missing). */
+  readonly lockFile: string;
+  now(): number;
+  /** The target's name and the command that signs in again, for messages. */
+  readonly label: string;
+  readonly signIn: string;
+}
+
+/** Seconds before its expiry that an access token is renewed rather than sent. */
+export const RENEW_BEFORE_SECONDS = 60;
+
+/** A refresh waits this long at most for another process's refresh. */
+const LOCK_RETRIES = { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 };
+/** A lock not touched for this long is a crashed holder's (proper-lockfile renews its own every half of it). */
+const LOCK_STALE_MS = 10_000;
+
+export function oauthCredential(input: OAuthSessionInput): BearerCredential & { grant(): OAuthGrant } {
+  let grant = input.grant;
+  const fresh = (g: OAuthGrant): boolean => g.expiresAt - input.now() / 1000 > RENEW_BEFORE_SECONDS;
+  const ended = (why: string): AuthError => new AuthError(`the browser sign-in to ${input.label} has ended (${why}); sign in again with '${input.signIn}'`);
+
+  async function refresh(stale: string): Promise<string> {
+    const libs = await oauthLibs();
+    mkdirSync(dirname(input.lockFile), { recursive: true, mode: 0o700 });
+    let release: () => Promise<void>;
+    try {
+      release = await libs.lockfile.lock(input.lockFile, { realpath: false, stale: LOCK_STALE_MS, retries: LOCK_RETRIES });
+    } catch (err) {
+      throw new AuthError(`could not take the refresh lock ${input.lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
+    }
+    try {
+      const latest = await input.store.read();
+      if (!latest) throw ended('its tokens are no longer stored here: signed out?');
+      // Another process refreshed while this one waited: use its tokens.
+      if (latest.accessToken !== stale && fresh(latest)) {
+        grant = latest;
+        return latest.accessToken;
+      }
+      const secret = await input.clientSecret();
+      if (!secret) throw new AuthError(`the client secret of ${latest.clientId} is needed to renew the sign-in to ${input.label}: set SVC_CLIENT_SECRET, or sign in again with '${input.signIn}'`);
+      const server = oauthServer(libs, input.http, latest.clientId);
+      let answer;
+      try {
+        const res = await libs.oauth.refreshTokenGrantRequest(server.as, server.client, libs.oauth.ClientSecretBasic(secret), latest.refreshToken, server.options);
+        answer = await libs.oauth.processRefreshTokenResponse(server.as, server.client, res);
+      } catch (err) {
+        const mapped = oauthError(libs, err, `renewing the sign-in to ${input.label}`, `sign in again with '${input.signIn}'`);
+        throw mapped;
+      }
+      const next = grantFrom(answer, latest.clientId, input.now());
+      await input.store.write(next);
+      grant = next;
+      return next.accessToken;
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  return {
+    grant: () => grant,
+    current: async () => (fresh(grant) ? grant.accessToken : refresh(grant.accessToken)),
+    renew: async (rejected) => refresh(rejected),
+  };
+}
