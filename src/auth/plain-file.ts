@@ -1,12 +1,32 @@
 /**
  * The opt-in plain-file store (`svc login --insecure-storage`): one JSON file
- * of secrets, mode 0600, beside the config. Each use warns on stderr; svc
- * never falls back to it silently.
+ * of secrets, mode 0600, beside the config. A store warns on stderr, in one
+ * line, the first time a secret is read from it or written to it (a command
+ * opens one store, so that is once per command); svc never falls back to it
+ * silently.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import type { CredentialStore } from './store.js';
+
+/**
+ * Runs a read-modify-write of the file under a lock shared by every svc process (proper-lockfile, the
+ * library the token renewal locks with): two profiles renewing their tokens at the same moment must not
+ * each write back the file as they read it, losing the other's new pair.
+ */
+async function locked<T>(file: string, work: () => T): Promise<T> {
+  const { oauthLibs } = await import('./oauth/libs.js');
+  const { lockfile } = await oauthLibs();
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const release = await lockfile.lock(file, { realpath: false, stale: 10_000, retries: { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 } });
+  try {
+    return work();
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
 
 export const PLAIN_FILE_NAME = 'credentials.insecure.json';
 
@@ -27,10 +47,26 @@ function write(file: string, data: Record<string, string>): void {
   renameSync(tmp, file);
 }
 
-/** A store in `<dir>/credentials.insecure.json`; `warn` is called on every read or write. */
+/** The file as a person would type it: the home directory as `~`. */
+function shortPath(file: string): string {
+  let home = '';
+  try {
+    home = homedir();
+  } catch {
+    // no home directory: the whole path
+  }
+  return home && home !== sep && file.startsWith(home + sep) ? `~${file.slice(home.length)}` : file;
+}
+
+/** A store in `<dir>/credentials.insecure.json`; `warn` is called once, at the first read of a secret or write. */
 export function createPlainFileStore(dir: string, warn: (message: string) => void): CredentialStore {
   const file = join(dir, PLAIN_FILE_NAME);
-  const notice = (): void => warn(`warning: using secrets stored in plain text in ${file} (chosen with --insecure-storage)`);
+  let warned = false;
+  const notice = (): void => {
+    if (warned) return;
+    warned = true;
+    warn(`warning: using secrets stored in plain text in ${shortPath(file)} (chosen with --insecure-storage)`);
+  };
   return {
     kind: 'plain file',
     async get(account) {
@@ -40,14 +76,16 @@ export function createPlainFileStore(dir: string, warn: (message: string) => voi
     },
     async set(account, secret) {
       notice();
-      write(file, { ...read(file), [account]: secret });
+      await locked(file, () => write(file, { ...read(file), [account]: secret }));
     },
     async delete(account) {
-      const data = read(file);
-      if (!(account in data)) return false;
-      delete data[account];
-      write(file, data);
-      return true;
+      return locked(file, () => {
+        const data = read(file);
+        if (!Object.hasOwn(data, account)) return false;
+        delete data[account];
+        write(file, data);
+        return true;
+      });
     },
   };
 }

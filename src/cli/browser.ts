@@ -16,7 +16,8 @@ export function browserCommands(url: string, env: Readonly<Record<string, string
     .map((words) => (words.some((w) => w.includes('%s')) ? words.map((w) => w.replaceAll('%s', url)) : [...words, url]));
   if (fromEnv.length > 0) return fromEnv;
   if (platform === 'darwin') return [['open', url]];
-  if (platform === 'win32') return [['cmd', '/c', 'start', '""', url.replace(/&/g, '^&')]];
+  // cmd reads & | < > ^ ( ) as its own (an instance URL's path may hold them): each goes through escaped with ^.
+  if (platform === 'win32') return [['cmd', '/c', 'start', '""', url.replace(/[&|<>^()]/g, '^$&')]];
   return [['xdg-open', url]];
 }
 

@@ -3,6 +3,11 @@
  * read from and written back to the store it came from, the client secret
  * from SVC_CLIENT_SECRET or that store, and a per-target lock file in the
  * config directory (see src/auth/oauth/session.ts).
+ *
+ * The part of a refresh that must not be cut short (the service has spent the
+ * old refresh token, the new pair is on its way to the store) runs with
+ * SIGINT and SIGTERM held back when the process control can do that
+ * (`holdSignals` of ProcessControl, which main.ts provides).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -40,6 +45,8 @@ export function oauthCredentialFor(
   openStore: () => Promise<CredentialStore>,
 ): BearerCredential & { grant(): OAuthGrant } {
   const grant = token.oauth;
+  const processes = deps.processes;
+  const hold = processes?.holdSignals?.bind(processes);
   let store: CredentialStore | undefined;
   const opened = async (): Promise<CredentialStore> => (store ??= await openStore());
   return oauthCredential({
@@ -54,6 +61,12 @@ export function oauthCredentialFor(
     },
     clientSecret: async () => deps.env.SVC_CLIENT_SECRET || (await (await opened()).get(accountName(target.key, 'clientsecret'))),
     lockFile: refreshLockFile(deps.configDir, target.key),
+    ...(hold
+      ? {
+          critical: <T,>(work: () => Promise<T>): Promise<T> =>
+            hold(work, (signal) => void deps.stderr.write(`svc: ${signal}: storing the renewed tokens first (again to stop at once)\n`)),
+        }
+      : {}),
     now: () => deps.now(),
     label: target.label,
     signIn: webLoginCommand(target),

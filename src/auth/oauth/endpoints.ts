@@ -6,9 +6,29 @@
  * trust (--ca-file), proxies, timeouts and redacted --verbose log as any
  * other request. Token requests are never retried: a refresh token is
  * single-use, and a second try of one whose answer was lost would burn it.
+ * An answer is read up to MAX_ANSWER_BYTES: a token, revocation or error
+ * answer is a few hundred bytes, and a server that sends megabytes is not
+ * given svc's memory.
  */
-import type { HttpClient } from '../../http/client.js';
+import { SvcError } from '../../errors.js';
+import type { HttpClient, HttpResponse } from '../../http/client.js';
 import type { OAuthLibs } from './libs.js';
+
+/** Longest answer of the OAuth interface svc reads. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** The answer's text; SvcError (and the connection dropped) when it runs over MAX_ANSWER_BYTES. */
+async function boundedText(res: HttpResponse, what: string): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.length;
+    // Leaving the loop destroys the response, so the rest is never read.
+    if (size > MAX_ANSWER_BYTES) throw new SvcError(`the service's answer to ${what} is over ${MAX_ANSWER_BYTES / 1024} KiB; no OAuth 2.0 answer is that long`);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
 
 export interface OAuthServer {
   readonly as: import('oauth4webapi').AuthorizationServer;
@@ -52,7 +72,7 @@ export function oauthServer(libs: OAuthLibs, http: HttpClient, clientId: string)
       accept: [400, 401, 403, 404, 405, 429, 500, 502, 503],
       ...(init.signal ? { signal: init.signal } : {}),
     });
-    const text = await res.text();
+    const text = await boundedText(res, `${init.method === 'POST' ? 'POST' : 'GET'} ${base}${pathname}`);
     const answer = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) answer.set(k, Array.isArray(v) ? v.join(', ') : v);
     return new Response(res.status === 204 || res.status === 205 ? null : text, { status: res.status, headers: answer });

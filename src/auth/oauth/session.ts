@@ -10,13 +10,18 @@
  * crash is detected by its age), reads the stored grant again once it holds
  * the lock (another process may have refreshed meanwhile: then its tokens are
  * used, and nothing is sent), and stores the new pair before letting go.
+ *
+ * A lock another process took over while this one still held it (this one
+ * was suspended, or someone removed the lock directory) is no crash: the
+ * refresh goes on, and a refusal then looks at the store once more, since
+ * the other process may have renewed the tokens with the same refresh token.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuthError } from '../../errors.js';
 import type { BearerCredential, HttpClient } from '../../http/client.js';
 import { oauthServer } from './endpoints.js';
-import { oauthError } from './errors.js';
+import { oauthError, refusal } from './errors.js';
 import { grantFrom, type OAuthGrant } from './grant.js';
 import { oauthLibs } from './libs.js';
 
@@ -35,6 +40,15 @@ export interface OAuthSessionInput {
   clientSecret(): Promise<string | undefined>;
   /** The lock file for this target (its directory is made when missing). */
   readonly lockFile: string;
+  /** A lock untouched for this long is a crashed holder's (default LOCK_STALE_MS; proper-lockfile takes 2 s at least). */
+  readonly lockStaleMs?: number;
+  /**
+   * Runs the part of a refresh that must not be cut short: from sending the
+   * refresh token (the service then spends it) until the new pair is stored.
+   * Where the process can hold Ctrl-C back until then, it does so here;
+   * without it, the work just runs.
+   */
+  critical?<T>(work: () => Promise<T>): Promise<T>;
   now(): number;
   /** The target's name and the command that signs in again, for messages. */
   readonly label: string;
@@ -47,19 +61,28 @@ export const RENEW_BEFORE_SECONDS = 60;
 /** A refresh waits this long at most for another process's refresh. */
 const LOCK_RETRIES = { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 };
 /** A lock not touched for this long is a crashed holder's (proper-lockfile renews its own every half of it). */
-const LOCK_STALE_MS = 10_000;
+export const LOCK_STALE_MS = 10_000;
 
 export function oauthCredential(input: OAuthSessionInput): BearerCredential & { grant(): OAuthGrant } {
   let grant = input.grant;
   const fresh = (g: OAuthGrant): boolean => g.expiresAt - input.now() / 1000 > RENEW_BEFORE_SECONDS;
   const ended = (why: string): AuthError => new AuthError(`the browser sign-in to ${input.label} has ended (${why}); sign in again with '${input.signIn}'`);
 
+  /** The stored grant, when another process renewed it since `stale` was sent (and it is still good). */
+  const renewedElsewhere = (latest: OAuthGrant | undefined, stale: string): boolean => latest !== undefined && latest.accessToken !== stale && fresh(latest);
+
   async function refresh(stale: string): Promise<string> {
     const libs = await oauthLibs();
-    mkdirSync(dirname(input.lockFile), { recursive: true, mode: 0o700 });
     let release: () => Promise<void>;
     try {
-      release = await libs.lockfile.lock(input.lockFile, { realpath: false, stale: LOCK_STALE_MS, retries: LOCK_RETRIES });
+      mkdirSync(dirname(input.lockFile), { recursive: true, mode: 0o700 });
+      release = await libs.lockfile.lock(input.lockFile, {
+        realpath: false,
+        stale: input.lockStaleMs ?? LOCK_STALE_MS,
+        retries: LOCK_RETRIES,
+        // proper-lockfile's default throws from a timer, which would end svc with a stack trace; the refresh goes on.
+        onCompromised: () => undefined,
+      });
     } catch (err) {
       throw new AuthError(`could not take the refresh lock ${input.lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
     }
@@ -67,23 +90,31 @@ export function oauthCredential(input: OAuthSessionInput): BearerCredential & { 
       const latest = await input.store.read();
       if (!latest) throw ended('its tokens are no longer stored here: signed out?');
       // Another process refreshed while this one waited: use its tokens.
-      if (latest.accessToken !== stale && fresh(latest)) {
+      if (renewedElsewhere(latest, stale)) {
         grant = latest;
         return latest.accessToken;
       }
       const secret = await input.clientSecret();
       if (!secret) throw new AuthError(`the client secret of ${latest.clientId} is needed to renew the sign-in to ${input.label}: set SVC_CLIENT_SECRET, or sign in again with '${input.signIn}'`);
       const server = oauthServer(libs, input.http, latest.clientId);
-      let answer;
-      try {
-        const res = await libs.oauth.refreshTokenGrantRequest(server.as, server.client, libs.oauth.ClientSecretBasic(secret), latest.refreshToken, server.options);
-        answer = await libs.oauth.processRefreshTokenResponse(server.as, server.client, res);
-      } catch (err) {
-        const mapped = oauthError(libs, err, `renewing the sign-in to ${input.label}`, `sign in again with '${input.signIn}'`);
-        throw mapped;
-      }
-      const next = grantFrom(answer, latest.clientId, input.now());
-      await input.store.write(next);
+      const work = async (): Promise<OAuthGrant> => {
+        let next: OAuthGrant;
+        try {
+          const res = await libs.oauth.refreshTokenGrantRequest(server.as, server.client, libs.oauth.ClientSecretBasic(secret), latest.refreshToken, server.options);
+          const answer = await libs.oauth.processRefreshTokenResponse(server.as, server.client, res);
+          next = grantFrom(answer, latest.clientId, input.now(), latest);
+        } catch (err) {
+          // Refused: maybe another process spent the same refresh token first (it took the lock over), and stored what it got.
+          if (refusal(libs, err) !== undefined) {
+            const now = await input.store.read().catch(() => undefined);
+            if (now && renewedElsewhere(now, stale) && now.refreshToken !== latest.refreshToken) return now;
+          }
+          throw oauthError(libs, err, `renewing the sign-in to ${input.label}`, `sign in again with '${input.signIn}'`);
+        }
+        await input.store.write(next);
+        return next;
+      };
+      const next = await (input.critical ? input.critical(work) : work());
       grant = next;
       return next.accessToken;
     } finally {

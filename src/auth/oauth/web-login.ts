@@ -53,7 +53,12 @@ interface Answer {
   readonly reply?: (status: number, title: string, text: string) => void;
 }
 
-/** The query of a pasted redirect URL, or undefined when the line is not one for this sign-in. */
+/**
+ * The query of a pasted redirect URL, or undefined when the line is not one
+ * for this sign-in: an absolute URL must be the redirect URI itself (scheme,
+ * host, port and path); a relative one (`/callback?…`, `?code=…`) is read
+ * against it.
+ */
 function pastedParams(line: string, redirectUri: string): URLSearchParams | undefined {
   const text = line.trim();
   if (!text) return undefined;
@@ -64,9 +69,12 @@ function pastedParams(line: string, redirectUri: string): URLSearchParams | unde
     return undefined;
   }
   const expected = new URL(redirectUri);
-  if (url.pathname !== expected.pathname) return undefined;
+  if (url.origin !== expected.origin || url.pathname !== expected.pathname) return undefined;
   return url.searchParams;
 }
+
+/** Refused answers that are told on stderr one by one; after that, one line says the rest are refused without a word. */
+const TOLD_REFUSALS = 3;
 
 /** Runs the flow; resolves to the grant the code was exchanged for. */
 export async function webLogin(input: WebLoginInput): Promise<OAuthGrant> {
@@ -105,6 +113,7 @@ export async function webLogin(input: WebLoginInput): Promise<OAuthGrant> {
   });
   const redirectUri = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}${server.redirectPath}`;
   let reading = true;
+  let refused = 0;
   try {
     const authorize = new URL(server.as.authorization_endpoint!);
     for (const [k, v] of Object.entries({
@@ -138,16 +147,19 @@ export async function webLogin(input: WebLoginInput): Promise<OAuthGrant> {
       try {
         params = libs.oauth.validateAuthResponse(server.as, server.client, answer.params, state);
       } catch (err) {
-        const refused = refusal(libs, err);
-        if (refused !== undefined) {
+        const why = refusal(libs, err);
+        if (why !== undefined) {
           // The person (or the service) said no: that ends this sign-in.
           answer.reply?.(200, 'Sign-in cancelled', 'svc was not signed in. You can close this tab.');
           const denied = err instanceof libs.oauth.AuthorizationResponseError && err.error === 'access_denied';
-          throw new AuthError(denied ? `the sign-in was denied in the browser; run '${input.signIn}' to try again` : `the sign-in failed (${refused}); run '${input.signIn}' to try again`);
+          throw new AuthError(denied ? `the sign-in was denied in the browser; run '${input.signIn}' to try again` : `the sign-in failed (${why}); run '${input.signIn}' to try again`);
         }
         // Not this sign-in's state, or no code: not an answer to wait for.
         answer.reply?.(400, 'Not this sign-in', 'This address does not belong to the sign-in svc is waiting for. Start again from the terminal.');
-        input.warn('an answer that does not belong to this sign-in was refused (its state does not match); still waiting');
+        // Anything on this machine can call the loopback port: it must not be able to flood the terminal.
+        refused++;
+        if (refused <= TOLD_REFUSALS) input.warn('an answer that does not belong to this sign-in was refused (its state does not match); still waiting');
+        if (refused === TOLD_REFUSALS) input.warn('further answers that do not belong to this sign-in are refused without a word');
         continue;
       }
       try {
@@ -206,10 +218,13 @@ async function exchange(
   verifier: string,
 ): Promise<OAuthGrant> {
   try {
-    const res = await libs.oauth.authorizationCodeGrantRequest(server.as, server.client, libs.oauth.ClientSecretBasic(input.clientSecret), params, redirectUri, verifier, server.options);
+    // Ctrl-C stops the exchange too: nothing is kept, whatever the service did with the code.
+    const options = input.signal ? { ...server.options, signal: input.signal } : server.options;
+    const res = await libs.oauth.authorizationCodeGrantRequest(server.as, server.client, libs.oauth.ClientSecretBasic(input.clientSecret), params, redirectUri, verifier, options);
     const answer = await libs.oauth.processAuthorizationCodeResponse(server.as, server.client, res);
     return grantFrom(answer, input.clientId, input.now());
   } catch (err) {
+    if (input.signal?.aborted) throw input.signal.reason;
     throw oauthError(libs, err, 'exchanging the code for tokens', `check the client id and secret, then run '${input.signIn}' again`);
   }
 }

@@ -91,10 +91,22 @@ export function formPairs(text: string): [string, string][] {
   return pairs;
 }
 
+/**
+ * The plain names a parsed form body gave more than once (the last value is kept), as a hidden member of
+ * the parsed object: the OAuth interface refuses a repeated parameter (RFC 6749 section 3.1), the data
+ * interface keeps the last, as before.
+ */
+export const REPEATED_NAMES: unique symbol = Symbol('repeated form names');
+
 /** Parses a form body; 400 for a malformed escape or a key nesting deeper than the body limit. */
 export function parseForm(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  Object.defineProperty(out, REPEATED_NAMES, { value: repeated, enumerable: false });
   for (const [k, v] of formPairs(text)) {
+    if (seen.has(k)) repeated.add(k);
+    seen.add(k);
     const path = keyPath(k);
     if (path.length > LIMITS.bodyDepth) {
       throw overLimit(`form key '${excerpt(k)}' nests deeper than ${LIMITS.bodyDepth} levels`, LIMITS.bodyDepth);

@@ -6,7 +6,7 @@
  * query string must not repeat a name or carry a malformed %-escape.
  */
 import { HttpError } from '../errors.js';
-import { formPairs } from '../http/form.js';
+import { formPairs, REPEATED_NAMES } from '../http/form.js';
 import { excerpt } from '../limits.js';
 
 /** Longest value of a parameter, by name; others may have MAX_PARAM characters. */
@@ -74,7 +74,11 @@ export function bodyParams(body: unknown, names: readonly string[]): Params {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return toParams(values, [{ message: 'the body must be a form or a JSON object whose values are strings' }]);
   }
-  for (const name of names) if (Object.hasOwn(body, name)) accept(values, problems, name, (body as Record<string, unknown>)[name]);
+  const repeated = (body as { [REPEATED_NAMES]?: ReadonlySet<string> })[REPEATED_NAMES];
+  for (const name of names) {
+    if (repeated?.has(name)) problems.push({ name, message: `'${name}' is given more than once` });
+    else if (Object.hasOwn(body, name)) accept(values, problems, name, (body as Record<string, unknown>)[name]);
+  }
   return toParams(values, problems);
 }
 

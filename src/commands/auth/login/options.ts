@@ -1,7 +1,7 @@
 /** `svc login`'s typed options and how its flags become them (pure; tests check it without a server). */
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
-import { parseDuration } from '../../../util/duration.js';
+import { MAX_TIMER_MS, parseDuration } from '../../../util/duration.js';
 
 export interface LoginOptions {
   /** --user; asked on a terminal when absent. */
@@ -64,7 +64,8 @@ export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginO
         browser,
         ...(clientId !== undefined ? { clientId } : {}),
         clientSecretStdin: bool(flags, 'clientSecretStdin'),
-        waitMs: wait !== undefined ? parseDuration(wait, '--wait') : DEFAULT_WEB_WAIT_MS,
+        // A timer longer than MAX_TIMER_MS fires at once: such a --wait would give up before the browser opened.
+        waitMs: wait !== undefined ? parseDuration(wait, '--wait', MAX_TIMER_MS) : DEFAULT_WEB_WAIT_MS,
       },
     };
   }

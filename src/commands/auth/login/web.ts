@@ -8,6 +8,7 @@
  * user and expiry in the profile. Nothing is kept unless the sign-in
  * completes.
  */
+import { quoted } from '../../../auth/oauth/errors.js';
 import { serializeGrant } from '../../../auth/oauth/grant.js';
 import { webLogin } from '../../../auth/oauth/web-login.js';
 import { accountName, type CredentialStore } from '../../../auth/store.js';
@@ -57,14 +58,20 @@ async function* linesOf(deps: Deps): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
-/** Who signed in: the userinfo's user name, when the service tells (best effort; the sign-in stands either way). */
-async function userName(http: ReturnType<typeof createHttpClient>, accessToken: string): Promise<string | undefined> {
+/**
+ * Who signed in: the userinfo's user name, when the service tells (best
+ * effort; the sign-in stands either way), as one line of at most 200
+ * characters. Ctrl-C (`signal`) stops the request, and the sign-in.
+ */
+async function userName(http: ReturnType<typeof createHttpClient>, accessToken: string, signal: AbortSignal): Promise<string | undefined> {
   try {
-    const res = await http.request({ method: 'GET', root: 'oauth2', path: '/userinfo', auth: false, headers: { authorization: `Bearer ${accessToken}` } });
-    const info = await res.json<Record<string, unknown>>();
-    const name = Object.hasOwn(info, 'preferred_username') ? info.preferred_username : undefined;
-    return typeof name === 'string' && name ? name.slice(0, 200) : undefined;
+    const res = await http.request({ method: 'GET', root: 'oauth2', path: '/userinfo', auth: false, headers: { authorization: `Bearer ${accessToken}` }, signal });
+    const info = await res.json<unknown>();
+    const name = typeof info === 'object' && info !== null && Object.hasOwn(info, 'preferred_username') ? (info as Record<string, unknown>).preferred_username : undefined;
+    const shown = typeof name === 'string' ? quoted(name).slice(0, 200) : '';
+    return shown || undefined;
   } catch {
+    if (signal.aborted) throw signal.reason;
     return undefined;
   }
 }
@@ -113,14 +120,17 @@ export async function runWebLogin(opts: LoginOptions, web: WebLoginOptions, ctx:
       now: () => deps.now(),
       signIn,
     });
-    user = await userName(http, grant.accessToken);
+    user = await userName(http, grant.accessToken, controller.signal);
+    // Interrupted after the tokens came: they are not kept (the service ends them by themselves).
+    controller.signal.throwIfAborted();
   } finally {
     // The paste reader may still wait on stdin: stop reading, so it cannot keep svc running.
     deps.stdin.pause?.();
     await http.close();
   }
-  await store.set(accountName(target.key, 'token'), serializeGrant(grant));
+  // The secret first: tokens stored without it could not be renewed, a secret without tokens is merely not signed in.
   if (isNew) await store.set(accountName(target.key, 'clientsecret'), secret);
+  await store.set(accountName(target.key, 'token'), serializeGrant(grant));
   if (target.profile) {
     profiles.save({ ...target.profile, clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt });
   }

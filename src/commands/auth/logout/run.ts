@@ -2,12 +2,15 @@
  * `svc logout`: asks the service to invalidate the token (a browser
  * sign-in's tokens are revoked at the OAuth interface), then forgets a stored
  * one (keychain or plain file); a token from SVC_TOKEN or a file stays where
- * it is, and svc says so. Not signed in is not an error.
+ * it is, and svc says so. Not signed in is not an error. A stored browser
+ * sign-in that is damaged (every other command refuses it) is forgotten
+ * without asking the service, which cannot be told what to revoke.
  */
+import { DamagedGrantError, parseGrant } from '../../../auth/oauth/grant.js';
 import { createPlainFileStore } from '../../../auth/plain-file.js';
-import { accountName } from '../../../auth/store.js';
+import { accountName, KeychainUnavailableError, type CredentialStore } from '../../../auth/store.js';
 import type { NoOptions } from '../../../cli/command.js';
-import { keychainOf, type Connection } from '../../../cli/connection.js';
+import { keychainOf, plainStoreOf, type Connection } from '../../../cli/connection.js';
 import type { Context } from '../../../cli/context.js';
 
 /** Revokes a browser sign-in's tokens; the sentence to say, and a warning when the service did not revoke them. */
@@ -21,9 +24,41 @@ async function endBrowserSignIn(ctx: Context, conn: Connection): Promise<string>
   return problem ? 'the browser sign-in was forgotten here' : 'the browser sign-in was revoked';
 }
 
+/** Whether the store's entry is a damaged browser sign-in; false when the store has none or cannot be read. */
+async function isDamaged(store: CredentialStore | undefined, account: string): Promise<boolean> {
+  try {
+    const value = await store?.get(account);
+    if (value === undefined) return false;
+    parseGrant(value);
+    return false;
+  } catch (err) {
+    if (err instanceof DamagedGrantError) return true;
+    if (err instanceof KeychainUnavailableError) return false;
+    throw err;
+  }
+}
+
+/** Forgets the damaged sign-in the credential chain stopped at: the keychain's entry, else the plain file's. */
+async function forgetDamaged(ctx: Context): Promise<void> {
+  const target = await ctx.target();
+  const account = accountName(target.key, 'token');
+  const keychain = await keychainOf(ctx.deps);
+  const store = (await isDamaged(keychain, account)) ? keychain : await plainStoreOf(ctx.deps, target);
+  if (store && (await isDamaged(store, account))) await store.delete(account);
+  if (target.profile) (await ctx.profiles()).save({ ...target.profile, tokenExpires: undefined });
+  ctx.deps.stderr.write(`signed out of ${target.label}: the stored browser sign-in was damaged, so it was forgotten here without revoking its tokens (they end by themselves)\n`);
+}
+
 export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
   const { deps } = ctx;
-  const conn = await ctx.connect({ token: false });
+  let conn: Connection;
+  try {
+    conn = await ctx.connect({ token: false });
+  } catch (err) {
+    if (!(err instanceof DamagedGrantError)) throw err;
+    await forgetDamaged(ctx);
+    return;
+  }
   if (!conn.token) {
     deps.stderr.write(`not signed in to ${conn.target.label}; nothing to do\n`);
     return;
