@@ -40,9 +40,12 @@ function start() {
   const started = svc(['sandbox', 'start', '--port', '0', '--data-dir', join(temp, 'data'), '--seed-accounts', String(accounts), '-o', 'json']);
   if (started.status !== 0) throw new Error(`svc sandbox start failed: ${started.stderr}`);
   const sandbox = JSON.parse(started.stdout);
-  const login = svc(['login', '--profile', 'sandbox', '--user', sandbox.user, '--password-stdin', '--insecure-storage'], sandbox.password, { SVC_APPSECRET: sandbox.appsecret });
+  // A profile of the bench's own (the sandbox names its profile after its data dir).
+  const added = svc(['profile', 'add', 'bench', '--url', sandbox.instanceUrl]);
+  if (added.status !== 0) throw new Error(`svc profile add failed: ${added.stderr}`);
+  const login = svc(['login', '--profile', 'bench', '--user', sandbox.user, '--password-stdin', '--insecure-storage'], sandbox.password, { SVC_APPSECRET: sandbox.appsecret });
   if (login.status !== 0) throw new Error(`svc login failed: ${login.stderr}`);
-  const token = svc(['auth', 'token', '--profile', 'sandbox']).stdout.trim();
+  const token = svc(['auth', 'token', '--profile', 'bench']).stdout.trim();
   if (!token) throw new Error('svc auth token printed nothing');
   console.log(`sandbox with ${accounts.toLocaleString('en-US')} accounts ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return { url: sandbox.instanceUrl, token };
@@ -62,7 +65,7 @@ const clients = [
   {
     name: `svc accounts export --concurrency 4`,
     file: join(temp, 'svc.csv'),
-    argv: (f) => [process.execPath, ['bin/svc.js', 'accounts', 'export', '--profile', 'sandbox', '--fields', fields, '--concurrency', '4', '--output', f]],
+    argv: (f) => [process.execPath, ['bin/svc.js', 'accounts', 'export', '--profile', 'bench', '--fields', fields, '--concurrency', '4', '--output', f]],
     env: { SVC_TOKEN: sb.token },
   },
 ];

@@ -5,7 +5,8 @@
 // dir, 100 accounts): `svc accounts count` with SVC_TOKEN, the same with the
 // token in the OS keychain (under a throwaway service name; skipped, saying
 // why, when no Secret Service answers), `svc accounts get ID`, and the floor:
-// the same count request sent by a bare node:http script (bench/count-request.mjs).
+// the same count request sent by a bare node:http script (bench/count-request.mjs), and
+// `svc accounts get ID --jq .lastname`, what --jq's engine adds to a command.
 //
 //   npm run bench:startup              # 30 rounds
 //   node bench/startup.mjs --rounds 50 --check   # exit 1 when a target is missed
@@ -90,6 +91,8 @@ const cases = [
     skipped: sb.keychainProblem && `no usable keychain here (${sb.keychainProblem}); run the bench under a Secret Service, e.g. dbus-run-session with gnome-keyring (see the top of bench/startup.mjs)`,
   },
   { name: 'svc accounts get ID (SVC_TOKEN)', argv: ['bin/svc.js', 'accounts', 'get', sb.id, '-o', 'json'], env: withToken },
+  // The same with --jq: what jq's engine adds (a worker thread that loads jq-web and compiles its jq.wasm).
+  { name: 'svc accounts get ID --jq .lastname', argv: ['bin/svc.js', 'accounts', 'get', sb.id, '--jq', '.lastname'], env: withToken },
 ];
 const running = cases.filter((c) => !c.skipped);
 

@@ -94,7 +94,16 @@ function readCache(argv) {
 }
 
 function run(argv) {
-  const bundle = readBundle();
+  let bundle;
+  try {
+    bundle = readBundle();
+  } catch (err) {
+    // A clone before its first build (or a damaged install): say what to do, not a stack trace.
+    const fix = err && err.code === 'ENOENT' ? 'svc is not built yet: run `npm run build` in its folder (npm test and npm run demo build too)' : `reinstall svc or run \`npm run build\``;
+    process.stderr.write(`svc: cannot read ${bundleFile} (${(err && err.code) || 'error'}); ${fix}\n`);
+    process.exitCode = 1;
+    return;
+  }
   loadBundle(bundle, unpackCache(bundle, readCache(argv)))
     .exports.main(argv)
     .then((code) => {
@@ -104,9 +113,16 @@ function run(argv) {
 
 Object.assign(exports, { readBundle, loadBundle, packCache, unpackCache, cacheFile, helpCacheFile, bundleFile });
 
+/** `svc --version --verbose` (in either order, or `-Vv`): the long form, `svc version`. */
+function isVerboseVersion(argv) {
+  const words = argv.length === 1 && /^-(Vv|vV)$/.test(argv[0]) ? ['-V', '-v'] : argv;
+  return words.length === 2 && words.some((w) => w === '--version' || w === '-V') && words.some((w) => w === '--verbose' || w === '-v');
+}
+
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  if (isVerboseVersion(argv)) run(['version']);
+  else if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     // The version the build bakes into the bundle (package.json's), without loading it. A failed
     // write (a closed pipe, a full disk) is left to the bundle, which says so as for any output.
     process.stdout.once('error', () => run(argv));

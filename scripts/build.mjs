@@ -8,7 +8,8 @@
 // that load later (a command's body, the sandbox) are still initialised only
 // when used: esbuild turns dynamic imports into lazy initialisers.
 import { build, transform } from 'esbuild';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,21 @@ import { dirname, join } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const root = new URL('..', import.meta.url).pathname;
+
+// The commit `svc version` names: git's short hash of HEAD, "-dirty" when tracked files have changes,
+// "unknown" outside a git checkout (a tarball, a copy) or without git.
+function gitCommit() {
+  const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim();
+  try {
+    // The checkout must be svc's own, not one that merely contains this folder (a copy, node_modules).
+    if (realpathSync(git('rev-parse', '--show-toplevel')) !== realpathSync(root)) return 'unknown';
+    const hash = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') ? `${hash}-dirty` : hash;
+  } catch {
+    return 'unknown';
+  }
+}
+const commit = gitCommit();
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -136,6 +152,7 @@ const bundled = await build({
   sourcemap: 'linked',
   define: {
     SVC_VERSION: JSON.stringify(pkg.version),
+    SVC_COMMIT: JSON.stringify(commit),
     SVC_CONF_BUNDLE: JSON.stringify(`./${CONF_BUNDLE}`),
     // The modules that find files beside themselves (conf's bundle, native addons, bin/svc.js) get the bundle's URL.
     'import.meta.url': '__svcModuleUrl',
@@ -149,7 +166,11 @@ const bundled = await build({
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
-  external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned'],
+  // jq-web (--jq's engine, jq compiled to WebAssembly) is never imported by the bundle: src/output/jq-engine.ts
+  // resolves its path from the bundle's URL and a worker thread requires it from node_modules, where it finds
+  // its jq.wasm beside its jq.js. Listed so that an import of it would stay out of the bundle (bundled, its glue
+  // would look for jq.wasm in dist/).
+  external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned', 'jq-web'],
   logLevel: 'warning',
   write: false,
 });

@@ -1,23 +1,47 @@
 // `npm run demo`: the main job end to end, with svc's own commands. Builds svc,
 // starts a sandbox in a temporary data dir, signs in with svc login, queries
 // customers with a filter, exports them to a CSV file, signs out and stops the sandbox
-// again, even when a step fails.
+// again, even when a step fails; then prints the next steps, as commands that run
+// as printed from a clone (test/cli/demo-next-steps.test.ts runs them).
 // svc's config lives in the temporary dir too: the demo never touches yours.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
+/**
+ * What to run next, as printed at the end of the demo. After `npm ci` svc is not on the PATH: from the
+ * clone it runs as `npx svc` (npm runs the package's own bin), or as `svc` after `npm link`. Without a
+ * keychain (a headless machine) the token can only go to the opt-in plain file.
+ */
+export function nextSteps({ keychain = true } = {}) {
+  const login = keychain
+    ? '  npx svc login --profile sandbox --user demo   # asks for the password start printed'
+    : '  npx svc login --profile sandbox --user demo --insecure-storage   # asks for the password and appsecret start printed';
+  return [
+    'Next, from this folder (svc is not on your PATH: run it as `npx svc`, or run `npm link` once for plain `svc`):',
+    '  npx svc sandbox start                         # a sandbox of your own, in the background; prints its credentials',
+    login,
+    "  npx svc accounts query --filter 'type = CUSTOMER' --limit 5",
+    '  npx svc sandbox stop',
+    '  npx svc help                                  # commands, and the topics: exit-codes, filters',
+  ];
+}
+
+const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 const root = fileURLToPath(new URL('../', import.meta.url));
-const temp = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+const temp = main ? mkdtempSync(join(tmpdir(), 'svc-demo-')) : '';
 const dataDir = join(temp, 'sandbox');
-// The demo's secrets go to a keychain service of its own, never over the user's.
-const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config'), SVC_KEYCHAIN_SERVICE: `svc-demo-${process.pid}` };
+// The demo's secrets go to a keychain service of its own, never over the user's. Its sandbox's data dir
+// is the default one for this config (SVC_SANDBOX_DIR), so its profile is named `sandbox`.
+const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config'), SVC_SANDBOX_DIR: dataDir, SVC_KEYCHAIN_SERVICE: `svc-demo-${process.pid}` };
 delete env.SVC_PROFILE;
 delete env.SVC_URL;
 delete env.SVC_TOKEN;
 delete env.SVC_TOKEN_FILE;
+/** Whether svc login found a usable keychain (else the demo kept the token in a plain file). */
+let keychainUsable = true;
 
 class DemoError extends Error {}
 
@@ -51,6 +75,7 @@ function login(sandbox) {
     return;
   }
   if (!/no usable OS keychain/.test(r.stderr)) throw new DemoError(`svc login failed: ${r.stderr.trim()}`);
+  keychainUsable = false;
   process.stdout.write('(no usable OS keychain on this machine, so the demo keeps the token in a 0600 file in its temporary config)\n');
   svc([...args, '--insecure-storage'], { input: sandbox.password, extraEnv });
 }
@@ -65,11 +90,15 @@ function exportCustomers() {
   process.stdout.write(`wrote ${file}: ${manifest.rows} customers, sha256 ${String(manifest.sha256).slice(0, 12)}…; the first lines:\n${lines.slice(0, 6).join('\n')}\n`);
 }
 
+/** Set once svc is built: before that, there is nothing to clean up, and no svc to do it with. */
+let built = false;
+
 async function demo() {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) throw new DemoError('the build failed');
+  if (build.status !== 0) throw new DemoError("the build failed (see above); fix it, or run 'npm ci' if the dependencies are missing");
+  built = true;
   svc(['describe', 'accounts.type', '-o', 'table'], { title: 'what account type 1 means' });
-  const out = svc(['sandbox', 'start', '--port', '0', '--data-dir', dataDir, '-o', 'json'], { title: 'a local sandbox of the service', capture: true });
+  const out = svc(['sandbox', 'start', '--port', '0', '-o', 'json'], { title: 'a local sandbox of the service', capture: true });
   const sandbox = JSON.parse(out);
   const shown = { ...sandbox, password: '…', appsecret: '…' };
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
@@ -84,6 +113,10 @@ async function demo() {
 
 /** Stops the sandbox (fine when none runs) and removes the temporary files. */
 function cleanUp() {
+  if (!built) {
+    rmSync(temp, { recursive: true, force: true });
+    return;
+  }
   const out = spawnSync(process.execPath, ['bin/svc.js', 'logout', '--profile', 'sandbox'], { cwd: root, encoding: 'utf8', env });
   const signedOut = out.stderr.split('\n').find((l) => l.startsWith('signed out'));
   if (out.status === 0 && signedOut) process.stdout.write(`\n$ svc logout --profile sandbox\n${signedOut}\n`);
@@ -95,19 +128,21 @@ function cleanUp() {
   rmSync(temp, { recursive: true, force: true });
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
+if (main) {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
 
-try {
-  await demo();
-} catch (err) {
-  process.stderr.write(`demo: ${err instanceof DemoError ? err.message : err?.stack ?? err}\n`);
-  process.exitCode = 1;
-} finally {
-  cleanUp();
+  try {
+    await demo();
+  } catch (err) {
+    process.stderr.write(`demo: ${err instanceof DemoError ? err.message : err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  } finally {
+    cleanUp();
+  }
+  if (!process.exitCode) process.stdout.write(`\ndemo: done.\n${nextSteps({ keychain: keychainUsable }).join('\n')}\n`);
 }
-if (!process.exitCode) process.stdout.write('\ndemo: done. Next: `svc sandbox start`, `svc login --profile sandbox`, `svc help exit-codes`.\n');

@@ -29,10 +29,22 @@ async function entryClass(): Promise<EntryClass> {
   }
 }
 
-function describe(err: unknown): string {
+/**
+ * Why a keychain call failed, in a few words for a one-line message: the
+ * usual D-Bus failures on Linux (no session bus, as on a headless server or
+ * in cron; a session without a Secret Service) get a short reason and the
+ * fix, anything else its first line, without the library's prefix.
+ */
+export function keychainFailureReason(err: unknown): string {
   const e = err as Error & { name?: string };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'the keychain did not answer in time';
-  return e.message?.split('\n')[0] ?? String(err);
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'the keychain did not answer in time';
+  const first = (typeof e?.message === 'string' ? e.message : String(err)).split('\n')[0] ?? '';
+  if (/DBUS_SESSION_BUS_ADDRESS|autolaunch/i.test(first)) return 'no D-Bus session, DBUS_SESSION_BUS_ADDRESS is unset';
+  const socket = /Failed to connect to socket ([^:]+)/i.exec(first);
+  if (socket) return `no D-Bus session at ${socket[1]}`;
+  if (/org\.freedesktop\.secrets/.test(first)) return 'no Secret Service (such as gnome-keyring) on the D-Bus session';
+  const text = first.replace(/^Platform failure:\s*/i, '').replace(/^DBus error:\s*/i, 'D-Bus: ');
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
 /** A keychain store; calls fail with KeychainUnavailableError when the keychain cannot be used. */
@@ -44,14 +56,14 @@ export function createKeychainStore(opts: { service?: string; timeoutMs?: number
     try {
       return new Entry(service, account, { linux: { store: 'secret-service' } });
     } catch (err) {
-      throw new KeychainUnavailableError(describe(err));
+      throw new KeychainUnavailableError(keychainFailureReason(err));
     }
   };
   const guard = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     try {
       return await run(AbortSignal.timeout(timeout));
     } catch (err) {
-      throw new KeychainUnavailableError(describe(err));
+      throw new KeychainUnavailableError(keychainFailureReason(err));
     }
   };
   return {

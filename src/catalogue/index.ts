@@ -9,6 +9,7 @@ import type { Family, FamilyHeader, FamilyText, Field, Operation } from './types
 
 export type * from './types.js';
 export { COMPOSITE_TYPES, isComposite } from './types.js';
+import { isComposite as isCompositeType } from './types.js';
 
 /** A family with the overrides applied. */
 export interface ResourceFamily extends Family {
@@ -92,6 +93,11 @@ export function suggestFamily(name: string): string[] {
 }
 
 /** The field with this exact name on a family, or undefined. */
+/** The fields a request may expand on this family (`expand`): its composite and bin file fields. */
+export function expandableFields(family: ResourceFamily): ResourceField[] {
+  return family.fields.filter((f) => isCompositeType(f.type) || f.type === 'binfile');
+}
+
 export function findField(family: ResourceFamily, name: string): ResourceField | undefined {
   return family.fields.find((f) => f.name === name);
 }

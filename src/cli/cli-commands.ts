@@ -6,6 +6,14 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/suggest.js';
 import type { CommandSpec } from './command.js';
+import { helpTopics } from './help-topics.js';
+
+/** The topic pages, one line each, as `svc help` and `svc help --help` list them. */
+export function topicList(): string {
+  const names = Object.keys(helpTopics);
+  const width = Math.max(...names.map((n) => n.length));
+  return `Help topics (svc help <topic>):\n${names.map((n) => `  ${n.padEnd(width)}  ${helpTopics[n]?.summary ?? ''}`).join('\n')}\n`;
+}
 
 /** The command tree as help and completion need it (program.ts builds it). */
 export interface CommandTree {
@@ -38,16 +46,19 @@ export function cliCommands(program: () => CommandTree): CommandSpec<{ words: st
     },
     {
       name: 'help',
-      summary: 'show help for a command, or a topic page: exit-codes',
-      args: [{ name: 'topic', help: 'a command (accounts describe) or a topic (exit-codes)', optional: true, variadic: true }],
+      summary: `show help for a command or topic: ${Object.keys(helpTopics).join(', ')}`,
+      args: [{ name: 'topic', help: `a command (accounts describe) or a topic (${Object.keys(helpTopics).join(', ')})`, optional: true, variadic: true }],
+      notes: topicList(),
+      examples: ['svc help accounts query', 'svc help filters', 'svc help exit-codes'],
       toOptions: ({ args }) => ({ words: [...((args[0] as string[] | undefined) ?? [])] }),
       run: async ({ words }, ctx) => {
         const { root, populate } = program();
         if (words.length === 0) {
           root.outputHelp();
+          await ctx.emit({ kind: 'text', text: `\n${topicList()}` });
           return;
         }
-        const { helpTopicView, helpTopics } = await import('./help-topics.js');
+        const { helpTopicView } = await import('./help-topics.js');
         const page = words.length === 1 ? await helpTopicView(words[0] ?? '') : undefined;
         if (page) return ctx.emit(page);
         let cmd: Command = root;

@@ -19,6 +19,7 @@ import type { CredentialStore } from '../auth/store.js';
 import type { Profile, ProfileStore } from '../config/profiles.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { BearerCredential, HttpClient } from '../http/client.js';
+import { parseInstanceUrl } from '../http/urls.js';
 import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
@@ -55,6 +56,15 @@ export interface Connection {
   readonly oauth?: { grant(): OAuthGrant; current(): Promise<string> };
 }
 
+/** An instance URL as the client sends to it (parseInstanceUrl's form); one it refuses stays as given, for the client to refuse. */
+function normalInstanceUrl(url: string): string {
+  try {
+    return parseInstanceUrl(url).instance;
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
+
 /** Finds the instance from flags, environment and the current profile. */
 export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: ProfileStore): Target {
   const url = opts.url ?? deps.env.SVC_URL;
@@ -68,7 +78,12 @@ export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: Pro
     const instanceUrl = url ?? profile.url;
     return { profile, instanceUrl, key: `profile:${profile.name}`, label: profile.name };
   }
-  if (url) return { instanceUrl: url.replace(/\/+$/, ''), key: `url:${url.replace(/\/+$/, '')}`, label: url };
+  if (url) {
+    // One instance, one key, however it is spelt (trailing slash, case of the host, default port), so a
+    // token stored by `svc --url … login --insecure-storage` is found by the next `svc --url …`.
+    const instanceUrl = normalInstanceUrl(url);
+    return { instanceUrl, key: `url:${instanceUrl}`, label: url };
+  }
   throw new UsageError("no instance chosen: add one with 'svc profile add NAME --url URL' (or run 'svc sandbox start'), or pass --url or set SVC_URL");
 }
 
@@ -83,13 +98,24 @@ export async function keychainOf(deps: Deps): Promise<CredentialStore> {
   return (await import('../auth/keychain.js')).createKeychainStore(service ? { service } : {});
 }
 
-/** The plain-file store, when the profile opted in to it (or, for an instance named by URL alone, when a login there did). */
-export async function plainStoreOf(deps: Deps, target: Target): Promise<CredentialStore | undefined> {
+/** The plain-file store of each run (its deps). */
+const plainStores = new WeakMap<Deps, Promise<CredentialStore>>();
+
+/**
+ * The plain-file store, when the target's profile opted in to it (or, for an instance named by URL alone,
+ * when a login there did); without a target, the store itself (`svc login --insecure-storage` opts in).
+ * One per run (its deps), so that its warning comes once per command.
+ */
+export async function plainStoreOf(deps: Deps, target?: Target): Promise<CredentialStore | undefined> {
   // A profile remembers the opt-in; an instance named by --url alone has no profile, and its plain-file
   // entry can only have been written by a login with --insecure-storage, so it is read back too.
-  if (target.profile && !target.profile.insecureStorage) return undefined;
-  const { createPlainFileStore } = await import('../auth/plain-file.js');
-  return createPlainFileStore(deps.configDir, (m) => deps.stderr.write(`svc: ${m}\n`));
+  if (target?.profile && !target.profile.insecureStorage) return undefined;
+  let store = plainStores.get(deps);
+  if (!store) {
+    store = import('../auth/plain-file.js').then((m) => m.createPlainFileStore(deps.configDir, (line) => deps.stderr.write(`svc: ${line}\n`)));
+    plainStores.set(deps, store);
+  }
+  return store;
 }
 
 /** The HTTP client options from the global flags, for a target and (maybe) a token. */

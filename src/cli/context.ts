@@ -5,9 +5,13 @@
  */
 import type { ProfileStore } from '../config/profiles.js';
 import { UsageError } from '../errors.js';
-import { resolveFormat, useColor, type OutputFormat } from '../output/format.js';
+import { checkJqFormat, resolveFormat, useColor, type OutputFormat } from '../output/format.js';
+import type { JqEngine } from '../output/jq-engine.js';
+import type { JqSettings } from '../output/jq.js';
+import { createPager } from '../output/pager.js';
 import type { View } from '../output/view.js';
 import { writeView } from '../output/write.js';
+import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
 import { connect, resolveTarget, type Connection, type Target } from './connection.js';
 import type { Deps } from './deps.js';
 import type { GlobalOptions } from './globals.js';
@@ -37,6 +41,11 @@ export interface Context {
   connect(needs: { token: boolean }): Promise<Connection>;
   /** Writes a view to stdout in the chosen format. */
   emit(view: View): Promise<void>;
+  /**
+   * With --jq: its settings (the expression, checked; this run's engine; colour; stderr) for
+   * writeJq (src/output/jq.ts), which filters a body a command writes itself (`svc api`). Else undefined.
+   */
+  jq(): Promise<JqSettings | undefined>;
   /** Closes what the run opened (the client's keep-alive sockets). */
   close(): Promise<void>;
 }
@@ -55,15 +64,61 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
+/**
+ * The output format: -o, else a table on a terminal and JSON elsewhere; with
+ * --jq, JSON unless -o says otherwise, and a UsageError for a format jq cannot take.
+ */
+function formatOf(deps: Deps, globals: GlobalOptions): OutputFormat {
+  if (globals.jq === undefined) return resolveFormat(globals.output, deps.stdout.isTTY);
+  const format = resolveFormat(globals.output ?? 'json', deps.stdout.isTTY);
+  checkJqFormat(format);
+  return format;
+}
+
+/**
+ * --jq's engine for the run (one worker thread, started on first use; see
+ * src/output/jq-engine.ts), with SVC_JQ_TIMEOUT as its time limit; `made`
+ * is the engine once asked for (to close it).
+ */
+function jqEngineOf(deps: Deps): { get(): Promise<JqEngine>; made(): Promise<JqEngine> | undefined } {
+  let engine: Promise<JqEngine> | undefined;
+  return {
+    get: () =>
+      (engine ??= (async () => {
+        const timeout = deps.env.SVC_JQ_TIMEOUT;
+        const { createJqEngine } = await import('../output/jq-engine.js');
+        return createJqEngine(timeout ? { timeoutMs: parseDuration(timeout, 'SVC_JQ_TIMEOUT', MAX_TIMER_MS) } : {});
+      })()),
+    made: () => engine,
+  };
+}
+
 /** The context of one run. */
 export function createContext(deps: Deps, globals: GlobalOptions): Context {
   const output = once(
     (): OutputSettings => ({
-      format: resolveFormat(globals.output, deps.stdout.isTTY),
+      format: formatOf(deps, globals),
       color: useColor(deps.stdout.isTTY, deps.env, globals.color),
       ...delimitedOf(globals),
     }),
   );
+  const expr = globals.jq;
+  const jqEngine = expr === undefined ? undefined : jqEngineOf(deps);
+  // A bad expression or format is a usage error before anything is sent: the connection waits for the check.
+  const jqChecked = once(async () => {
+    if (expr === undefined || !jqEngine) return;
+    // export takes a file for -o: its format is its own business.
+    if (globals.output === undefined || !/[./\\]/.test(globals.output)) output();
+    await (await jqEngine.get()).check(expr);
+  });
+  // The engine starts at once, beside the rest of the command (a worker thread): checked by the time it is needed.
+  if (expr !== undefined) jqChecked().catch(() => undefined);
+  const jqSettings = async (): Promise<JqSettings | undefined> => {
+    if (expr === undefined || !jqEngine) return undefined;
+    await jqChecked();
+    return { expr, engine: await jqEngine.get(), color: output().color, stderr: deps.stderr };
+  };
+  const pager = createPager(deps.processes?.spawnPager, deps.env, globals.pager);
   const profiles = once(async () => (await import('../config/profiles.js')).openProfiles(deps.configDir));
   const target = once(async () => resolveTarget(globals, deps, await profiles()));
   let connection: Promise<Connection> | undefined;
@@ -82,16 +137,29 @@ export function createContext(deps: Deps, globals: GlobalOptions): Context {
         withToken = needs.token;
         connection = (async () => {
           await previous?.then((c) => c.client.close()).catch(() => undefined);
-          return connect(globals, deps, needs, { profiles: await profiles(), target: await target() });
+          const [made] = await Promise.all([
+            (async () => connect(globals, deps, needs, { profiles: await profiles(), target: await target() }))(),
+            jqChecked(),
+          ]);
+          return made;
         })();
       }
       return connection;
     },
-    emit: async (view) => writeView(deps.stdout, view, output()),
+    jq: jqSettings,
+    async emit(view) {
+      const settings = output();
+      const jq = await jqSettings();
+      return writeView(deps.stdout, view, { ...settings, ...(jq ? { jq } : pager ? { pager } : {}) });
+    },
     async close() {
       const c = connection;
       connection = undefined;
       await c?.then((x) => x.client.close()).catch(() => undefined);
+      await jqEngine
+        ?.made()
+        ?.then((e) => e.close())
+        .catch(() => undefined);
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 
 import type { InStream, OutStream } from '../output/io.js';
+import type { SpawnPager } from '../output/pager.js';
 
 /** The stream types live with the formatters that write to them (src/output/io.ts). */
 export type { InStream, OutStream } from '../output/io.js';
@@ -18,6 +19,8 @@ export interface Deps {
   now(): number;
   /** Where svc keeps its configuration (profiles; never secrets). */
   readonly configDir: string;
+  /** The Node.js version running svc (`process.version`), for `svc version`; absent in most tests. */
+  readonly nodeVersion?: string;
   /** Signals and child processes (`svc sandbox` needs them); absent in most tests. */
   readonly processes?: ProcessControl;
   /**
@@ -52,4 +55,16 @@ export interface ProcessControl {
    * not wait for it (a browser); resolves false when it could not be started.
    */
   spawnQuiet(command: string, args: readonly string[]): Promise<boolean>;
+  /**
+   * Runs `work` with SIGINT and SIGTERM held back (the few milliseconds in which a renewed token pair
+   * travels from the service to the store): `onHeld` is called when one comes, a second one stops the
+   * process at once, and a held one is raised again once `work` has settled.
+   */
+  holdSignals?<T>(work: () => Promise<T>, onHeld: (signal: 'SIGINT' | 'SIGTERM') => void): Promise<T>;
+  /**
+   * Starts a pager for a table on the terminal (src/output/pager.ts): its input
+   * a pipe, its output this process's; Ctrl-C is the pager's while it runs.
+   * Absent: tables are never paged (most tests).
+   */
+  readonly spawnPager?: SpawnPager;
 }

@@ -16,6 +16,8 @@ export const globalOptionSpecs: readonly OptionSpec[] = [
   { flags: '--no-header', help: 'no header line in table, csv and tsv output' },
   { flags: '--delimiter <char>', help: "csv field separator (default ','; the service's own export uses ';')" },
   { flags: '--crlf', help: 'csv and tsv lines end in CRLF instead of LF' },
+  { flags: '--jq <expression>', help: "filter JSON output through jq, e.g. --jq '.[].lastname' (-o json is the default then; strings are printed raw)" },
+  { flags: '--no-pager', help: 'tables on a terminal are not sent through $SVC_PAGER / $PAGER (default: less -FRX)' },
   { flags: '--profile <name>', help: 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)' },
   { flags: '--url <instance-url>', help: 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)' },
   { flags: '--token-file <file>', help: 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)' },
@@ -33,6 +35,10 @@ export interface GlobalOptions {
   readonly header: boolean;
   readonly delimiter?: string;
   readonly crlf: boolean;
+  /** `--jq`: a jq expression JSON output goes through. */
+  readonly jq?: string;
+  /** False with `--no-pager`. */
+  readonly pager: boolean;
   readonly profile?: string;
   readonly url?: string;
   readonly tokenFile?: string;
@@ -54,9 +60,11 @@ export function toGlobals(values: Readonly<Record<string, unknown>>): GlobalOpti
     ...s('timeout'),
     ...s('retries'),
     ...s('caFile'),
+    ...s('jq'),
     color: values.color !== false,
     header: values.header !== false,
     crlf: values.crlf === true,
+    pager: values.pager !== false,
     verbose: values.verbose === true,
   };
 }

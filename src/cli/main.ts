@@ -57,6 +57,7 @@ export function processDeps(): Deps {
     env: process.env,
     now: () => Date.now(),
     configDir: configDirFrom(process.env, () => homeOf(process.env, process.platform)),
+    nodeVersion: process.version,
     processes: processControl(),
   };
 }
@@ -131,6 +132,34 @@ export function processControl(): ProcessControl {
     pid: process.pid,
     execPath: process.execPath,
     platform: process.platform,
+    async holdSignals(work, onHeld) {
+      let held: 'SIGINT' | 'SIGTERM' | undefined;
+      const listeners = new Map<'SIGINT' | 'SIGTERM', () => void>();
+      const release = (): void => {
+        for (const [signal, fn] of listeners) process.off(signal, fn);
+        listeners.clear();
+      };
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        const fn = (): void => {
+          if (held) {
+            // Asked twice: stop now.
+            release();
+            process.kill(process.pid, signal);
+            return;
+          }
+          held = signal;
+          onHeld(signal);
+        };
+        listeners.set(signal, fn);
+        process.on(signal, fn);
+      }
+      try {
+        return await work();
+      } finally {
+        release();
+        if (held) process.kill(process.pid, held);
+      }
+    },
     async spawnQuiet(command, args) {
       const { spawn } = await import('node:child_process');
       return new Promise<boolean>((resolve) => {
@@ -141,6 +170,28 @@ export function processControl(): ProcessControl {
           resolve(true);
         });
       });
+    },
+    async spawnPager(command, args, env) {
+      const { spawn } = await import('node:child_process');
+      const child = spawn(command, [...args], { stdio: ['pipe', 'inherit', 'inherit'], env: { ...env } });
+      const started = await new Promise<boolean>((resolve) => {
+        child.once('error', () => resolve(false));
+        child.once('spawn', () => resolve(true));
+      });
+      if (!started) return undefined;
+      return (text) =>
+        new Promise<void>((resolve) => {
+          // Ctrl-C while the pager runs is the pager's (less stops a search with it): svc waits for it to exit.
+          const ignore = (): void => undefined;
+          process.on('SIGINT', ignore);
+          child.once('close', () => {
+            process.off('SIGINT', ignore);
+            resolve();
+          });
+          // The pager quit before reading everything (q in less): the rest is not wanted.
+          child.stdin?.on('error', () => undefined);
+          child.stdin?.end(text);
+        });
     },
     // conf's atomic writer (when-exit) raises the signal again after its own cleanup; the
     // no-op absorbs that repeat so svc's orderly shutdown can finish (one place for every command).

@@ -5,6 +5,7 @@
  * from records/verbs.ts.
  */
 import type { AnySpec } from '../cli/command.js';
+import { apiSpec } from './api/command.js';
 import { authGroup } from './auth/command.js';
 import { loginSpec } from './auth/login/command.js';
 import { logoutSpec } from './auth/logout/command.js';
@@ -15,6 +16,7 @@ import { settingsSpec } from './general/settings/command.js';
 import { profileGroup } from './profile/command.js';
 import { resourcesSpec } from './resources/command.js';
 import { sandboxGroup } from './sandbox/command.js';
+import { versionSpec } from './version/command.js';
 
 export const commands: readonly AnySpec[] = [
   resourcesSpec,
@@ -27,4 +29,6 @@ export const commands: readonly AnySpec[] = [
   sandboxGroup,
   configSpec,
   settingsSpec,
+  versionSpec,
+  apiSpec,
 ];

@@ -64,6 +64,8 @@ export interface RequestSpec {
   readonly headers?: Readonly<Record<string, string>>;
   readonly json?: unknown;
   readonly form?: Readonly<Record<string, string>>;
+  /** A body sent as given, with its content type when it has one, in place of `json` and `form` (svc api). */
+  readonly raw?: { readonly text: string; readonly type?: string };
   /** Safe to send twice. Default: GET/HEAD, and DELETE with If-Match; query POSTs pass true. */
   readonly idempotent?: boolean;
   /** Send the bearer token (default true). */
@@ -137,7 +139,8 @@ async function openTransport(origin: URL, options: TransportOptions, env: HttpCl
   return (await import('./node-transport.js')).createNodeTransport(origin, options);
 }
 
-function urlOf(roots: InstanceRoots, spec: RequestSpec): URL {
+/** The URL a request goes to: its root, its path, its query. */
+export function urlOf(roots: InstanceRoots, spec: RequestSpec): URL {
   const u = new URL(`${roots[spec.root]}${spec.path}`);
   for (const [k, v] of Object.entries(spec.query ?? {})) {
     for (const one of typeof v === 'string' ? [v] : v) u.searchParams.append(k, one);
@@ -146,9 +149,19 @@ function urlOf(roots: InstanceRoots, spec: RequestSpec): URL {
 }
 
 function bodyOf(spec: RequestSpec): { body?: string; type?: string } {
+  if (spec.raw !== undefined) return spec.raw.type ? { body: spec.raw.text, type: spec.raw.type } : { body: spec.raw.text };
   if (spec.json !== undefined) return { body: JSON.stringify(spec.json), type: 'application/json' };
   if (spec.form !== undefined) return { body: new URLSearchParams({ ...spec.form }).toString(), type: 'application/x-www-form-urlencoded' };
   return {};
+}
+
+/** The headers and body a request goes out with; `token` becomes the bearer (svc api --dry-run shows them, redacted). */
+export function outgoing(spec: RequestSpec, userAgent: string, token: string | undefined): { headers: Record<string, string>; body?: string } {
+  const { body, type } = bodyOf(spec);
+  const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json, text/csv;q=0.9, */*;q=0.1', ...spec.headers };
+  if (type) headers['content-type'] = type;
+  if (token) headers.authorization = `Bearer ${token}`;
+  return body === undefined ? { headers } : { headers, body };
 }
 
 /**
@@ -219,10 +232,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const log = opts.log;
 
   async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal, token: string | undefined): Promise<RawResponse> {
-    const { body, type } = bodyOf(spec);
-    const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json, text/csv;q=0.9, */*;q=0.1', ...spec.headers };
-    if (type) headers['content-type'] = type;
-    if (token) headers.authorization = `Bearer ${token}`;
+    const { body, headers } = outgoing(spec, opts.userAgent, token);
     if (log && opts.env.SVC_DEBUG?.split(',').includes('http')) for (const line of redactHeaders(headers)) log(`  ${line}`);
     return (await transportOf()).send({ url, method: spec.method, headers, body, signal });
   }
@@ -288,9 +298,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
     const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(deadlineMs, MAX_TIMER_MS));
     const credential = spec.auth === false ? undefined : opts.credential;
-    let token = spec.auth === false ? undefined : credential ? await untilAborted(credential.current(), spec.signal) : opts.token;
+    let token: string | undefined;
     let renewed = false;
     try {
+      // Inside the try: a renewal that fails must clear the deadline's timer too, or it holds svc open.
+      token = spec.auth === false ? undefined : credential ? await untilAborted(credential.current(), spec.signal) : opts.token;
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);

@@ -22,3 +22,10 @@ export function useColor(isTTY: boolean, env: Readonly<Record<string, string | u
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return env.TERM !== 'dumb';
 }
+
+/** The formats `--jq` works on (json, ndjson); a UsageError naming them for any other. */
+export function checkJqFormat(format: OutputFormat): void {
+  if (format !== 'json' && format !== 'ndjson') {
+    throw new UsageError(`--jq filters JSON output: use -o json or -o ndjson, not -o ${format}`);
+  }
+}

@@ -1,6 +1,8 @@
 import type { OutStream } from './io.js';
 import type { OutputFormat } from './format.js';
+import type { JqSettings } from './jq.js';
 import { writeJsonRows, writeJsonValue, writeNdjsonRows } from './json.js';
+import type { Pager } from './pager.js';
 import type { ObjectView, RecordsView, Row, View } from './view.js';
 
 export interface WriteOptions {
@@ -11,6 +13,10 @@ export interface WriteOptions {
   /** CSV field separator (default ','). */
   readonly delimiter?: string;
   readonly eol?: '\n' | '\r\n';
+  /** `--jq`: JSON output goes through the expression (src/output/jq.ts). */
+  readonly jq?: JqSettings;
+  /** A table for a terminal goes through this pager (src/output/pager.ts), when it starts. */
+  readonly pager?: Pager;
 }
 
 async function collect(rows: Iterable<Row> | AsyncIterable<Row>): Promise<Row[]> {
@@ -64,8 +70,36 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
   }
 }
 
-/** Writes a view to stdout in the chosen format. The only path from commands to stdout. */
+/** Collects what is written, for the pager; a terminal as `out` is. */
+function buffer(out: OutStream): OutStream & { text: string } {
+  return {
+    text: '',
+    isTTY: out.isTTY,
+    columns: out.columns,
+    write(chunk) {
+      this.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      return true;
+    },
+  };
+}
+
+/**
+ * Writes a view to stdout in the chosen format. The only path from commands to stdout.
+ * With `jq`, JSON output goes through the expression; with `pager`, a table on a terminal
+ * goes through the pager (written directly when it cannot start).
+ */
 export async function writeView(out: OutStream, view: View, opts: WriteOptions): Promise<void> {
+  if (opts.jq) return (await import('./jq.js')).writeJqView(out, view, opts.format, opts.jq);
+  if (opts.pager && opts.format === 'table' && view.kind !== 'text' && out.isTTY) {
+    const held = buffer(out);
+    await writeFormatted(held, view, opts);
+    if (!(await opts.pager(held.text))) out.write(held.text);
+    return;
+  }
+  return writeFormatted(out, view, opts);
+}
+
+async function writeFormatted(out: OutStream, view: View, opts: WriteOptions): Promise<void> {
   if (view.kind === 'text') {
     out.write(view.text.endsWith('\n') ? view.text : `${view.text}\n`);
     return;

@@ -12,7 +12,13 @@ const INT_RANGE: Record<string, readonly [number, number]> = {
 };
 
 function show(v: unknown): string {
-  const text = typeof v === 'string' ? `'${v}'` : JSON.stringify(v);
+  let text: string;
+  try {
+    text = typeof v === 'string' ? `'${v}'` : JSON.stringify(v);
+  } catch {
+    // Nested deeper than JSON.stringify's stack allows.
+    text = 'a deeply nested value';
+  }
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 

@@ -23,6 +23,15 @@ const TAG_KEYS = new Set(['tags', '+tags', '-tags']);
 const INTEGER = /^[-+]?\d+$/;
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/**
+ * Sets an own member, whatever its name: `body[key] = v` would change the
+ * prototype for `__proto__` (and drop the field unseen) instead of making a
+ * member that validation then names as an unknown field.
+ */
+export function setOwn(body: RecordBody, key: string, value: unknown): void {
+  Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Splits `key=text` / `key:=json` at the first `=`; a bare word is a usage error. */
 export function parseAssignment(arg: string): Assignment {
   const at = arg.indexOf('=');
@@ -124,17 +133,16 @@ export function applyAssignments(family: ResourceFamily, base: RecordBody, args:
       if (name === '') throw new UsageError(`name the extension field: extdata.NAME=value`);
       const current = body.extdata;
       const ext = typeof current === 'object' && current !== null && !Array.isArray(current) ? { ...(current as RecordBody) } : {};
-      ext[name] = a.raw ? parseJson(a.key, a.text) : a.text;
+      setOwn(ext, name, a.raw ? parseJson(a.key, a.text) : a.text);
       body.extdata = ext;
       continue;
     }
     if (a.key === 'extdata' || TAG_KEYS.has(a.key)) {
-      body[a.key] = pseudoValue(a);
+      setOwn(body, a.key, pseudoValue(a));
       continue;
     }
     const field = findField(family, a.key);
-    if (a.raw) body[a.key] = parseJson(a.key, a.text);
-    else body[a.key] = field ? convertText(family, field, a.text, zone) : a.text;
+    setOwn(body, a.key, a.raw ? parseJson(a.key, a.text) : field ? convertText(family, field, a.text, zone) : a.text);
   }
   return body;
 }

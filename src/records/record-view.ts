@@ -1,27 +1,19 @@
 /**
- * One record as a view: as data the service's object unchanged; on a terminal
- * one field a row, enum values with their names and timestamps also as dates.
+ * One record as a view, the same wherever a record is shown (`get`, and what
+ * `create` and `update` answer): as data the service's object unchanged; on a
+ * terminal one field a row, enum values by name and timestamps as dates in the
+ * time zone asked for (columns.ts's displayText, as query tables show them),
+ * extdata and tags as JSON.
  */
-import { enumNameOf, findField, type ResourceFamily } from '../catalogue/index.js';
-import { toCell } from '../output/cells.js';
+import type { ResourceFamily } from '../catalogue/index.js';
 import type { ObjectView } from '../output/view.js';
-
-function fieldText(family: ResourceFamily, name: string, value: unknown): string {
-  const field = findField(family, name);
-  if (!field || value === null || value === undefined) return toCell(value);
-  const label = field.enum ? enumNameOf(field, value) : undefined;
-  if (label !== undefined) return `${String(value)} ${label}`;
-  if (field.timestamp && typeof value === 'number') {
-    return `${value} (${new Date(value * 1000).toISOString().replace('.000Z', 'Z')})`;
-  }
-  return toCell(value);
-}
+import { displayText, fieldOfPath } from './columns.js';
 
 /** A record returned by the service as an object view. */
-export function recordView(family: ResourceFamily, record: Readonly<Record<string, unknown>>): ObjectView {
-  return {
-    kind: 'object',
-    value: record,
-    details: Object.entries(record).map(([name, value]) => [name, fieldText(family, name, value)] as const),
-  };
+export function recordView(family: ResourceFamily, record: Readonly<Record<string, unknown>>, tz?: string): ObjectView {
+  const details = Object.entries(record).map(([k, v]): [string, string] => {
+    if (k === 'extdata' || k === 'tags') return [k, JSON.stringify(v)];
+    return [k, displayText(fieldOfPath(family, k), v, tz)];
+  });
+  return { kind: 'object', value: record, details };
 }

@@ -19,6 +19,8 @@ export const verbTable = [
   { verb: 'create', operation: 'create' },
   { verb: 'update', operation: 'update' },
   { verb: 'delete', operation: 'delete' },
+  // Creates and updates; every family that can be created can be updated too.
+  { verb: 'import', operation: 'create' },
 ] as const satisfies readonly { readonly verb: string; readonly operation?: Operation }[];
 
 type VerbRow = (typeof verbTable)[number];

@@ -120,13 +120,13 @@ describe('svc login without the keychain', () => {
     expect(r.stderr).toBe('svc: login failed: Unauthorized: Invalid credentials (wrong name or password)\n');
   });
 
-  it('needs --otp for a two-factor account without a terminal, and accepts it', async () => {
+  it('needs --otp for a two-factor account without a terminal (exit 2), and accepts it', async () => {
     const configDir = await profileDir();
     const base = ['login', '--user', 'secure', '--password-stdin', '--insecure-storage'];
     const env = { SVC_APPSECRET: appsecret };
     const without = await svc(base, { configDir, env, stdin: [password('secure')] });
-    expect(without.code).toBe(4);
-    expect(without.stderr).toBe('svc: this account uses two-factor authentication: pass --otp CODE (or set SVC_OTP) with the code from its authenticator\n');
+    expect(without.code).toBe(2);
+    expect(without.stderr).toBe('svc: the one-time code of this two-factor account is needed and there is no terminal to ask on: pass --otp CODE or set SVC_OTP\n');
     // The next time step's code: the terminal test above may have used this step's, and a code is accepted once.
     const code = totp(decodeBase32(s.user('secure').otpsecret ?? ''), Math.floor(Date.now() / 1000) + 30);
     const withCode = await svc([...base, '--otp', code], { configDir, env, stdin: [password('secure')] });

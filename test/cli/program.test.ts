@@ -29,6 +29,24 @@ describe('the svc program', () => {
     for (const row of exitCodeTable) expect(r.stdout).toMatch(new RegExp(`^\\s+${row.code}\\s+${row.name}\\s+`, 'm'));
   });
 
+  it('lists its help topics in svc help and svc help --help, each one a page', async () => {
+    const topics = /^Help topics \(svc help <topic>\):\n {2}exit-codes {2}the exit codes svc returns, for scripts\n {2}filters {5}the --filter language: .+$/m;
+    const help = await svc(['help'], { tty: true });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: svc \[options\] \[command\]/);
+    expect(help.stdout).toMatch(topics);
+    const own = await svc(['help', '--help']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toMatch(/^Usage: svc help \[options\] \[topic\.\.\.\]\n\nshow help for a command or topic: exit-codes, filters\n/);
+    expect(own.stdout).toMatch(topics);
+    expect((await svc(['--help'])).stdout).toMatch(/^ {2}help \[topic\.\.\.\] +show help for a command or topic: exit-codes, filters$/m);
+    const filters = await svc(['help', 'filters']);
+    expect(filters).toMatchObject({ code: 0, stderr: '' });
+    expect(filters.stdout).toMatch(/^Filters\n/);
+    expect(filters.stdout).toContain("--filter 'type = CUSTOMER and contact.city ~* \"^ber\"'");
+    expect((await svc(['help', 'filter'])).stderr).toBe("svc: no help for 'filter'; did you mean 'filters'? (run 'svc --help')\n");
+  });
+
   it('shows help for a command through help or --help', async () => {
     const a = await svc(['help', 'accounts', 'describe']);
     const b = await svc(['accounts', 'describe', '--help']);

@@ -31,7 +31,7 @@ describe('svc <family> query', () => {
     expect(lines).toHaveLength(51);
     expect(lines[1]).toMatch(new RegExp(`^${ids[0]}\\s+${MARK} 000\\s+PROSPECT\\s+EUR$`));
     expect(lines[2]).toMatch(/CUSTOMER\s+EUR$/);
-    expect(r.stderr).toBe('svc: showing 50 of 150 accounts (use --all or --limit)\n');
+    expect(r.stderr).toBe('svc: showing 50 of 150 accounts (use --all for every one, or --limit N)\n');
   });
 
   it('writes the service records as JSON in a pipe, and respects --fields with aliases and paths', async () => {

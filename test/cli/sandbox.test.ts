@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxProfileName } from '../../src/commands/sandbox/profile.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'svc.js');
@@ -87,8 +88,13 @@ interface ShownProfile {
   caFile: string | null;
 }
 
-async function showProfile(env: Record<string, string>): Promise<ShownProfile> {
-  const r = await svc(['profile', 'show', 'sandbox', '-o', 'json'], env);
+/** The profile a sandbox started with `--data-dir dir` registers (`sandbox` is the default data dir's). */
+function profileOf(dir: string): string {
+  return sandboxProfileName(dir, { HOME: home });
+}
+
+async function showProfile(env: Record<string, string>, name = 'sandbox'): Promise<ShownProfile> {
+  const r = await svc(['profile', 'show', name, '-o', 'json'], env);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as ShownProfile;
 }
@@ -173,10 +179,10 @@ describe('svc sandbox', () => {
     expect(again).toEqual({ code: 0, stdout: '', stderr: `no sandbox runs from ${dir}; nothing to stop\n` });
   });
 
-  it('registers the profile sandbox, current when none is, and says how to sign in', async () => {
+  it('registers the profile sandbox for the default data dir, current when none is, and says how to sign in', async () => {
     const dir = dataDir();
-    const env = { SVC_CONFIG_DIR: configDir() };
-    const r = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir], env);
+    const env = { SVC_CONFIG_DIR: configDir(), SVC_SANDBOX_DIR: dir };
+    const r = await svc(['sandbox', 'start', '--port', '0'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("\nprofile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
     expect(r.stderr).not.toContain('export SVC_URL');
@@ -191,7 +197,7 @@ describe('svc sandbox', () => {
     const dir = dataDir();
     const env = { SVC_CONFIG_DIR: configDir() };
     const info = await startWith(env, dir, '--https');
-    expect(await showProfile(env)).toMatchObject({ url: info.instanceUrl, caFile: info.caFile });
+    expect(await showProfile(env, profileOf(dir))).toMatchObject({ url: info.instanceUrl, caFile: info.caFile });
     expect(info.instanceUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/demo$/);
     expect(info.caFile).toBe(join(dir, 'tls', 'ca.pem'));
     const ca = readFileSync(info.caFile ?? '', 'utf8');
@@ -206,13 +212,13 @@ describe('svc sandbox', () => {
     const before = await startWith(env, dir);
     rmSync(join(env.SVC_CONFIG_DIR, 'config.json'));
     const r = await svc(['sandbox', 'reset', '--data-dir', dir, '--seed-accounts', '5', '-o', 'json'], env);
-    expect(r.stderr).toContain("profile 'sandbox' points at it");
+    expect(r.stderr).toContain(`profile '${profileOf(dir)}' points at it`);
     expect(r.code, r.stderr).toBe(0);
     const after = JSON.parse(r.stdout) as Info;
     expect(after.instanceUrl).toBe(before.instanceUrl);
     expect(after.password).not.toBe(before.password);
     expect(after.appsecret).not.toBe(before.appsecret);
-    expect(await showProfile(env)).toMatchObject({ url: after.instanceUrl, current: true });
+    expect(await showProfile(env, profileOf(dir))).toMatchObject({ url: after.instanceUrl, current: true });
     expect((await status(dir)).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).demo.users[0].password).toBe(after.password);
   });
@@ -256,7 +262,7 @@ describe('svc sandbox', () => {
     expect(existsSync(join(dir, 'sandbox.json'))).toBe(false);
     expect(stderr).toMatch(/^GET \/demo\/api\/v1\/accounts\?password=\[redacted\] \d{3} \d+ms$/m);
     expect(stderr).not.toContain('hunter2');
-    expect(stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
+    expect(stderr).toContain(`profile '${profileOf(dir)}' points at it: svc login --profile ${profileOf(dir)} --user demo\n`);
     expect(stderr).toMatch(/sandbox stopping \(SIGTERM\)\nsandbox stopped\n$/);
   });
 

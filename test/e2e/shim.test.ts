@@ -80,6 +80,22 @@ describe('the shim and its code cache', () => {
     expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: '[false,false]\n', stderr: '' });
   });
 
+  it('says how to build svc when the bundle is missing (a fresh clone), in one line', () => {
+    const bundle = join(copy, 'dist', 'svc.cjs');
+    const text = readFileSync(bundle);
+    rmSync(bundle);
+    try {
+      const r = svc(['accounts', 'count']);
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: `svc: cannot read ${bundle} (ENOENT); svc is not built yet: run \`npm run build\` in its folder (npm test and npm run demo build too)\n`,
+      });
+    } finally {
+      writeFileSync(bundle, text);
+    }
+  });
+
   it('runs the bundle as it is, not the code a cache was made from (same length, other text)', () => {
     const bundle = join(copy, 'dist', 'svc.cjs');
     const text = readFileSync(bundle, 'latin1');

@@ -49,7 +49,7 @@ describe('resource catalogue', () => {
       expect(family(name).permissions.write).toBeNull();
     }
     expect(verbsOf(family('accounts').operations)).toEqual([
-      'query', 'count', 'sum', 'export', 'get', 'exists', 'create', 'update', 'delete',
+      'query', 'count', 'sum', 'export', 'get', 'exists', 'create', 'update', 'delete', 'import',
     ]);
   });
 

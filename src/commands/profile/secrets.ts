@@ -4,8 +4,9 @@
  * the plain file.
  */
 import { KeychainUnavailableError, accountName } from '../../auth/store.js';
-import { keychainOf } from '../../cli/connection.js';
+import { keychainOf, plainStoreOf } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
+import type { Profile } from '../../config/profiles.js';
 
 /** Where a profile's token is stored, if anywhere; `problem` when the keychain could not be asked. */
 export interface StoredToken {
@@ -18,12 +19,8 @@ export function profileKey(name: string): string {
   return `profile:${name}`;
 }
 
-async function plainStore(deps: Deps, quiet: boolean) {
-  const { createPlainFileStore } = await import('../../auth/plain-file.js');
-  return createPlainFileStore(deps.configDir, (m) => {
-    if (!quiet) deps.stderr.write(`svc: ${m}\n`);
-  });
-}
+/** The kinds of secret svc keeps for a profile. */
+const KINDS = ['token', 'appsecret', 'clientsecret'] as const;
 
 /** Looks up whether a token is stored for the profile: keychain first, then the plain file when it opted in. */
 export async function findStoredToken(deps: Deps, name: string, insecureStorage: boolean): Promise<StoredToken> {
@@ -35,29 +32,59 @@ export async function findStoredToken(deps: Deps, name: string, insecureStorage:
     if (!(err instanceof KeychainUnavailableError)) throw err;
     problem = err.reason;
   }
-  if (insecureStorage && (await (await plainStore(deps, false)).get(account))) return { store: 'plain file' };
+  if (insecureStorage && (await (await plainStoreOf(deps))?.get(account))) return { store: 'plain file' };
   return problem ? { problem } : {};
 }
 
 /**
- * Deletes the profile's token and application secret from the keychain and
- * the plain file. Resolves to why the keychain could not be cleaned, if so.
+ * Whether the profile may have secrets in the keychain: a login without
+ * --insecure-storage stored them there (the profile keeps its user or
+ * token expiry). A profile never signed in, or signed in to the plain file,
+ * has none there.
  */
-export async function forgetSecrets(deps: Deps, name: string): Promise<string | undefined> {
-  const accounts = [accountName(profileKey(name), 'token'), accountName(profileKey(name), 'appsecret'), accountName(profileKey(name), 'clientsecret')];
-  let problem: string | undefined;
+function mayUseKeychain(profile: Profile): boolean {
+  return profile.insecureStorage !== true && (profile.user !== undefined || profile.tokenExpires !== undefined);
+}
+
+/** What forgetting a profile's secrets did. */
+export interface Forgotten {
+  /** The kinds of secret removed (from the keychain or the plain file). */
+  readonly removed: readonly (typeof KINDS)[number][];
+  /**
+   * Warnings for stderr (one line each) about secrets that may be left over:
+   * the keychain could not be reached and the profile had put secrets there,
+   * or the plain file could not be rewritten. None when nothing was there.
+   */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Deletes the profile's token, application secret and client secret from the
+ * keychain and the plain file; warns only about what may be left over.
+ */
+export async function forgetSecrets(deps: Deps, profile: Profile): Promise<Forgotten> {
+  const { name } = profile;
+  const removed = new Set<(typeof KINDS)[number]>();
+  const warnings: string[] = [];
   try {
     const keychain = await keychainOf(deps);
-    for (const account of accounts) await keychain.delete(account);
+    for (const kind of KINDS) if (await keychain.delete(accountName(profileKey(name), kind))) removed.add(kind);
   } catch (err) {
     if (!(err instanceof KeychainUnavailableError)) throw err;
-    problem = err.reason;
+    if (mayUseKeychain(profile)) {
+      const service = deps.env.SVC_KEYCHAIN_SERVICE || 'svc';
+      warnings.push(
+        `svc: warning: the keychain could not be reached (${err.reason}), so the secrets of '${name}' may be left in it; delete its entries 'profile:${name}/…' of service '${service}' once it can be reached`,
+      );
+    }
   }
   try {
-    const plain = await plainStore(deps, true);
-    for (const account of accounts) await plain.delete(account);
+    // No warning about plain text here: deleting reads or writes no secret.
+    const { createPlainFileStore } = await import('../../auth/plain-file.js');
+    const plain = createPlainFileStore(deps.configDir, () => undefined);
+    for (const kind of KINDS) if (await plain.delete(accountName(profileKey(name), kind))) removed.add(kind);
   } catch (err) {
-    problem ??= `the plain file could not be updated (${(err as Error).message})`;
+    warnings.push(`svc: warning: the plain file could not be updated (${(err as Error).message.split('\n')[0]}), so the secrets of '${name}' may be left in it`);
   }
-  return problem;
+  return { removed: KINDS.filter((k) => removed.has(k)), warnings };
 }

@@ -13,6 +13,7 @@ import { describeVerb } from './describe/command.js';
 import { existsVerb } from './exists/command.js';
 import { exportVerb } from './export/command.js';
 import { getVerb } from './get/command.js';
+import { importVerb } from './import/command.js';
 import { queryVerb } from './query/command.js';
 import type { RecordVerb, VerbCommand } from './record-verb.js';
 import { sumVerb } from './sum/command.js';
@@ -30,6 +31,7 @@ const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
   create: createVerb,
   update: updateVerb,
   delete: deleteVerb,
+  import: importVerb,
 };
 
 /** Every verb in help order, with its command and the operation the table gives it. */

@@ -6,7 +6,7 @@
 import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import type { HttpResponse } from '../../http/client.js';
+import type { HttpClient, HttpResponse } from '../../http/client.js';
 import { HttpStatusError } from '../../http/errors.js';
 
 /** What a write sends. */
@@ -14,10 +14,18 @@ export interface WriteRequest {
   readonly method: 'PUT' | 'PATCH' | 'DELETE';
   readonly json?: unknown;
   readonly ifMatch?: string | undefined;
+  /**
+   * Safe to send twice, so the client may retry it after a failure (a PATCH of
+   * absolute values is; a create never). Default: the client's rule.
+   */
+  readonly idempotent?: boolean;
+  /** Stops the request (the grace period after Ctrl-C in bulk writes). */
+  readonly signal?: AbortSignal;
 }
 
 /** What the service answered: the record (none after 204) and its ETag. */
 export interface WriteAnswer {
+  readonly status?: number;
   readonly record?: Record<string, unknown>;
   readonly etag?: string | undefined;
 }
@@ -34,27 +42,44 @@ function explain(err: unknown, family: ResourceFamily, id: string | undefined, i
   return err;
 }
 
-function etagOf(res: HttpResponse): string | undefined {
+/** The first ETag header of an answer. */
+export function etagOf(res: HttpResponse): string | undefined {
   const e = res.headers.etag;
   return Array.isArray(e) ? e[0] : e;
 }
 
-/** Sends one write on the family's collection (no `id`: create) or on one record. */
+/** The path of the family's collection (no `id`: create) or of one record. */
+export function writePath(family: ResourceFamily, id: string | undefined): string {
+  return id === undefined ? `/${family.name}` : `/${family.name}/${id}`;
+}
+
+/**
+ * Sends one write and reads its answer; error statuses are thrown as the
+ * client's HttpStatusError (with the status), network failures as its
+ * NetworkError: for callers that report each record's outcome themselves.
+ */
+export async function writeRecord(client: HttpClient, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<WriteAnswer> {
+  const res = await client.request({
+    method: req.method,
+    root: 'api',
+    path: writePath(family, id),
+    ...(req.json === undefined ? {} : { json: req.json }),
+    ...(req.ifMatch === undefined ? {} : { headers: { 'if-match': req.ifMatch } }),
+    ...(req.idempotent === undefined ? {} : { idempotent: req.idempotent }),
+    ...(req.signal ? { signal: req.signal } : {}),
+  });
+  if (res.status === 204) {
+    await res.body.dump();
+    return { status: 204, etag: etagOf(res) };
+  }
+  return { status: res.status, record: await res.json<Record<string, unknown>>(), etag: etagOf(res) };
+}
+
+/** Sends one write on the family's collection (no `id`: create) or on one record; a failure is an error with the fix. */
 export async function sendWrite(ctx: Context, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<WriteAnswer> {
   const { client } = await ctx.connect({ token: true });
   try {
-    const res = await client.request({
-      method: req.method,
-      root: 'api',
-      path: id === undefined ? `/${family.name}` : `/${family.name}/${id}`,
-      ...(req.json === undefined ? {} : { json: req.json }),
-      ...(req.ifMatch === undefined ? {} : { headers: { 'if-match': req.ifMatch } }),
-    });
-    if (res.status === 204) {
-      await res.body.dump();
-      return { etag: etagOf(res) };
-    }
-    return { record: await res.json<Record<string, unknown>>(), etag: etagOf(res) };
+    return await writeRecord(client, family, id, req);
   } catch (err) {
     throw explain(err, family, id, req.ifMatch);
   }

@@ -10,17 +10,18 @@ import { START_TIMEOUT_MS } from './options.js';
 import { readState, sandboxFiles, type Probe, type SandboxState } from './state.js';
 
 /**
- * Writes the instance URL and credentials (stdout), registers the `sandbox`
- * profile, and says how to use it (stderr; after a blank line in a table).
+ * Writes the instance URL and credentials (stdout), registers the sandbox's
+ * profile (`sandbox`, or `sandbox-<dir>` for another data dir: profile.ts),
+ * and says how to use it (stderr; after a blank line in a table).
  */
 export async function showCredentials(dataDir: string, state: SandboxState, io: SandboxIo): Promise<void> {
   const info = readSandboxInfo(dataDir, { instanceUrl: state.instanceUrl, caFile: state.caFile });
   await io.show(infoView(info));
   const { profileHint, registerSandboxProfile } = await import('./profile.js');
-  const registered = await registerSandboxProfile(io.deps, info, io.note);
-  const hint = usageHint(info, registered ? profileHint() : undefined);
+  const profile = await registerSandboxProfile(io.deps, dataDir, info, io.note);
+  const hint = usageHint(info, profile ? profileHint(profile) : undefined);
   if (io.format === 'table') io.deps.stderr.write(hint);
-  else if (registered) io.note(profileHint());
+  else if (profile) io.note(profileHint(profile));
 }
 
 /**

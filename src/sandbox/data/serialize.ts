@@ -2,13 +2,13 @@
  * Rows to API records. Composite fields read as JSON text unless expanded;
  * a bin file field reads as its ID, or `{ content }` (Base64) when expanded.
  */
-import { isComposite, type ResourceFamily, type ResourceField } from '../../catalogue/index.js';
+import { expandableFields, type ResourceFamily, type ResourceField } from '../../catalogue/index.js';
 import type { SandboxContext } from '../context.js';
 import { table } from '../schema.js';
 
 /** Names a request may expand on this family: its composite and bin file fields. */
 export function expandable(family: ResourceFamily): ResourceField[] {
-  return family.fields.filter((f) => isComposite(f.type) || f.type === 'binfile');
+  return expandableFields(family);
 }
 
 function parseJson(text: unknown): unknown {

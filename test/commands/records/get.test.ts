@@ -5,12 +5,22 @@ import { sandboxCli } from '../../helpers/cli.js';
 import { family, optionsOf, refusal } from './support.js';
 
 describe('accounts get: flags → options', () => {
+  it('checks --expand against the catalogue: only composite and bin file fields expand (exit 2, nothing sent)', () => {
+    expect(refusal(getVerb, 'accounts', { args: ['1'], flags: { expand: 'lastname' } })).toBe(
+      "cannot expand 'lastname' on accounts: it has no field that expands (see 'svc describe accounts')",
+    );
+    expect(refusal(getVerb, 'items', { args: ['1'], flags: { expand: 'picbinfle' } })).toBe(
+      "cannot expand 'picbinfle' on items; did you mean 'picbinfile'? (fields that expand: picbinfile, foreigntaxrates)",
+    );
+    expect(refusal(getVerb, 'items', { args: ['1'], flags: { expand: '__proto__' } })).toMatch(/^cannot expand '__proto__' on items/);
+  });
+
   it('reads the ID and the flags', () => {
     expect(optionsOf<GetOptions>(getVerb, 'accounts', { args: ['42'] })).toEqual({ family: family('accounts'), id: '42', extdata: false, tags: false });
-    expect(optionsOf<GetOptions>(getVerb, 'accounts', { args: ['42'], flags: { expand: 'a, b', extdata: true, tags: true, ifNoneMatch: '"e"', tz: 'UTC' } })).toEqual({
-      family: family('accounts'),
+    expect(optionsOf<GetOptions>(getVerb, 'items', { args: ['42'], flags: { expand: 'picbinfile, foreigntaxrates', extdata: true, tags: true, ifNoneMatch: '"e"', tz: 'UTC' } })).toEqual({
+      family: family('items'),
       id: '42',
-      expand: ['a', 'b'],
+      expand: ['picbinfile', 'foreigntaxrates'],
       extdata: true,
       tags: true,
       ifNoneMatch: '"e"',

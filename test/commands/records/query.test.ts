@@ -20,7 +20,7 @@ describe('accounts query: flags → options', () => {
 
   it('reads fields with aliases and paths, sort, limit, offset, expand and the filter options', () => {
     const opts = optionsOf<QueryOptions>(queryVerb, 'accounts', {
-      flags: { filter: ['ID > 1', 'type = CUSTOMER'], search: 'acme', tz: 'UTC', fields: 'ID,name=lastname,city=contact.city', sort: '-lastmodified,lastname', limit: '10', offset: '5', distinct: true, expand: 'a, b,' },
+      flags: { filter: ['ID > 1', 'type = CUSTOMER'], search: 'acme', tz: 'UTC', fields: 'ID,name=lastname,city=contact.city', sort: '-lastmodified,lastname', limit: '10', offset: '5', distinct: true },
     });
     expect(opts).toMatchObject({
       filter: ['ID > 1', 'type = CUSTOMER'],
@@ -35,8 +35,9 @@ describe('accounts query: flags → options', () => {
       limit: 10,
       offset: 5,
       distinct: true,
-      expand: ['a', 'b'],
     });
+    expect(optionsOf<QueryOptions>(queryVerb, 'items', { flags: { expand: 'picbinfile, ' } })).toMatchObject({ expand: ['picbinfile'] });
+    expect(refusal(queryVerb, 'accounts', { flags: { expand: 'contact' } })).toBe("cannot expand 'contact' on accounts: it has no field that expands (see 'svc describe accounts')");
   });
 
   it('takes --fields without a value as "list the fields", and --all with its page size', () => {
@@ -70,7 +71,7 @@ describe('accounts query: options → what the user sees', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([4, 3].map((i) => ({ ID: ids[i], name: `${MARK} ${i}` })));
     // A full page: one count request more, to say that more match.
-    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (use --all or --limit)\n');
+    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (--limit 2; --all for every one)\n');
     const body = { filters: JSON.parse(mine), fields: { ID: 'ID', name: 'lastname' }, sort: ['-ID'], limit: 2 };
     expect(sandbox().sandbox.hooks.requests.map((q) => q.body)).toEqual([body, { ...body, count: true }]);
   });
@@ -81,7 +82,7 @@ describe('accounts query: options → what the user sees', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+LASTNAME\s+TYPE$/);
     expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${ids[0]}\\s+${MARK} 0\\s+CUSTOMER$`)), expect.stringMatching(new RegExp(`^${ids[1]}\\s+${MARK} 1\\s+CUSTOMER$`))]);
-    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (use --all or --limit)\n');
+    expect(r.stderr).toBe('svc: showing 2 of 5 accounts (--limit 2; --all for every one)\n');
   });
 
   it('pages through every record by ID with --all', async () => {

@@ -37,6 +37,19 @@ describe('accounts update: options → what the user sees', () => {
     expect(sandbox().sandbox.hooks.requests[0]).toMatchObject({ method: 'PATCH', url: `/demo/api/v1/accounts/${id}`, body: { firstname: 'Ada', extdata: { size: 3 } } });
   });
 
+  it('shows the record on a terminal as get does (enum names, dates in the --tz zone), and create too', async () => {
+    const updated = await run(['accounts', 'update', String(id), 'firstname=Cy', 'type=CUSTOMER', '--tz', 'UTC'], { tty: true });
+    expect(updated.code, updated.stderr).toBe(0);
+    const got = await run(['accounts', 'get', String(id), '--tz', 'UTC'], { tty: true });
+    expect(updated.stdout).toBe(got.stdout);
+    expect(got.stdout).toMatch(/^type: +CUSTOMER$/m);
+    expect(got.stdout).toMatch(/^creationdate: +\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/m);
+    const created = await run(['accounts', 'create', 'lastname=ShownAlike', 'currency=EUR', 'type=CUSTOMER', '--tz', 'UTC'], { tty: true });
+    expect(created.code, created.stderr).toBe(0);
+    const newId = /^ID: +(\d+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(created.stdout).toBe((await run(['accounts', 'get', newId, '--tz', 'UTC'], { tty: true })).stdout);
+  });
+
   it('sends If-Match and turns a stale ETag into exit 5 with the fix', async () => {
     const r = await run(['accounts', 'update', String(id), 'firstname=Bob', '--if-match', '"stale"']);
     expect(r).toMatchObject({ code: 5, stdout: '', stderr: 'svc: the record changed since it was read (ETag "stale"); get it again and retry\n' });

@@ -5,6 +5,7 @@
  * covered in test/cli/sandbox.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxProfileName } from '../../../src/commands/sandbox/profile.js';
 import { foregroundArgs } from '../../../src/commands/sandbox/spawn.js';
 import { toSandboxStartOptions } from '../../../src/commands/sandbox/start/options.js';
 import { openProfiles } from '../../../src/config/profiles.js';
@@ -69,10 +70,54 @@ describe('svc sandbox start: run', () => {
     expect(r.stderr).toContain(
       `a sandbox already runs from ${dataDir} at ${serving.state.instanceUrl} (pid ${serving.state.pid}); 'svc sandbox stop' first to start it with other options\n`,
     );
-    expect(r.stderr).toContain("profile 'sandbox' points at it: svc login --profile sandbox --user demo\n");
+    const name = sandboxProfileName(dataDir, {});
+    expect(name).toMatch(/^sandbox-data-[0-9a-f]{4}$/);
+    expect(r.stderr).toContain(`profile '${name}' points at it: svc login --profile ${name} --user demo\n`);
     const profiles = await openProfiles(configDir);
-    expect(profiles.get('sandbox')?.url).toBe(serving.state.instanceUrl);
-    expect(profiles.current()).toBe('sandbox');
+    expect(profiles.get(name)?.url).toBe(serving.state.instanceUrl);
+    expect(profiles.current()).toBe(name);
+  });
+
+  it('gives each sandbox a profile of its own, so a second one leaves the first signed in; a profile that follows its sandbox to a new port drops its token and says so', async () => {
+    const [dirA, dirB] = [freshDataDir(), freshDataDir()];
+    const first = await serveDataDir(dirA);
+    open.push(first);
+    const second = await serveDataDir(dirB);
+    open.push(second);
+    const configDir = tempConfigDir();
+    const keychain = testKeychain();
+    const env = { SVC_SANDBOX_DIR: dirA };
+    const run = (argv: string[], o: { stdin?: string[]; env?: Record<string, string> } = {}) => svc(argv, { configDir, keychain, env: { ...env, ...o.env }, ...(o.stdin ? { stdin: o.stdin } : {}) });
+    // The default data dir's sandbox is `sandbox`; sign in to it (plain file: no Secret Service needed).
+    expect((await run(['sandbox', 'start', '-o', 'json'])).stderr).toContain("profile 'sandbox' points at it");
+    const secret = (s: Serving) => s.sandbox.credentials.demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret ?? '';
+    const password = (s: Serving) => s.sandbox.credentials.demo?.users.find((u) => u.name === 'demo')?.password ?? '';
+    const login = await run(['login', '--profile', 'sandbox', '--user', 'demo', '--password-stdin', '--insecure-storage'], { stdin: [password(first)], env: { SVC_APPSECRET: secret(first) } });
+    expect(login.code, login.stderr).toBe(0);
+    // Another data dir: its own profile; `sandbox` still reaches the first sandbox with its token.
+    const b = await run(['sandbox', 'start', '--data-dir', dirB, '-o', 'json']);
+    const nameB = sandboxProfileName(dirB, env);
+    expect(b.stderr).toContain(`profile '${nameB}' points at it: svc login --profile ${nameB} --user demo\n`);
+    expect(b.stderr).not.toContain('now points at');
+    const who = await run(['whoami', '--profile', 'sandbox', '-o', 'json']);
+    expect(who.code, who.stderr).toBe(0);
+    expect(JSON.parse(who.stdout)).toMatchObject({ name: 'demo' });
+    expect((await openProfiles(configDir)).get(nameB)?.url).toBe(second.state.instanceUrl);
+    // The first sandbox again, at another port: its profile follows it and forgets the old token.
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    const moved = await serveDataDir(dirA);
+    open.push(moved);
+    expect(moved.state.instanceUrl).not.toBe(first.state.instanceUrl);
+    const again = await run(['sandbox', 'start', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(
+      `\nprofile 'sandbox' now points at ${moved.state.instanceUrl} (was ${first.state.instanceUrl}); the token it kept was for the old one and was removed\n`,
+    );
+    const after = await run(['whoami', '--profile', 'sandbox']);
+    expect(after.code).toBe(4);
+    expect(after.stderr).toMatch(/^svc: not signed in to sandbox/m);
+    expect((await openProfiles(configDir)).get(nameB)?.url).toBe(second.state.instanceUrl);
   });
 
   it('prints, for people, the OAuth client and how to sign in with a browser', async () => {

@@ -1,32 +1,44 @@
 /**
- * What `svc login` needs before it sends anything: a store that can keep the
- * token (checked to work, so svc never gets a token it cannot keep, and never
- * falls back to plain text on its own), and the user's name and secrets, from
- * flags, stdin, SVC_APPSECRET, the store, or questions on a terminal.
+ * What `svc login` needs before it sends anything, checked in this order:
+ * the inputs that can only come from flags or a terminal (a missing one is
+ * exit 2 naming the flag, before the keychain is touched, so a cron job on a
+ * machine without a keychain learns what it forgot first); then a store that
+ * can keep the token (checked to work, so svc never gets a token it cannot
+ * keep, and never falls back to plain text on its own); then the user's name
+ * and secrets, from flags, stdin, SVC_APPSECRET, the store, or questions on a
+ * terminal.
  */
 import { randomBytes } from 'node:crypto';
-import { createPlainFileStore } from '../../../auth/plain-file.js';
 import { accountName, KeychainUnavailableError, type CredentialStore } from '../../../auth/store.js';
-import { keychainOf, type Target } from '../../../cli/connection.js';
+import { keychainOf, plainStoreOf, type Target } from '../../../cli/connection.js';
 import type { Deps } from '../../../cli/deps.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
 import { SvcError, UsageError } from '../../../errors.js';
 
-/** The store the token will go to, checked to work before anything is sent. */
-export async function chooseStore(deps: Deps, insecureStorage: boolean): Promise<CredentialStore> {
-  if (insecureStorage) return createPlainFileStore(deps.configDir, (m) => deps.stderr.write(`svc: ${m}\n`));
+/** The store the token will go to, checked to work; throws KeychainUnavailableError as it is. */
+async function openStore(deps: Deps, insecureStorage: boolean): Promise<CredentialStore> {
+  if (insecureStorage) return (await plainStoreOf(deps))!;
   const keychain = await keychainOf(deps);
   const probe = accountName(`probe:${randomBytes(6).toString('hex')}`, 'token');
-  try {
-    await keychain.set(probe, 'probe');
-    await keychain.delete(probe);
-  } catch (err) {
-    if (!(err instanceof KeychainUnavailableError)) throw err;
-    throw new SvcError(
-      `${err.message}; svc will not keep the token in plain text on its own: in scripts use SVC_TOKEN or SVC_TOKEN_FILE, or run 'svc login --insecure-storage' to keep it in a 0600 file`,
-    );
-  }
+  await keychain.set(probe, 'probe');
+  await keychain.delete(probe);
   return keychain;
+}
+
+/** Why svc will not sign in without a keychain, and what to do instead (exit 1). */
+function keychainRefusal(err: KeychainUnavailableError): SvcError {
+  return new SvcError(
+    `${err.message}; svc will not keep the token in plain text on its own: in scripts use SVC_TOKEN or SVC_TOKEN_FILE, or run 'svc login --insecure-storage' to keep it in a 0600 file`,
+  );
+}
+
+/** The store the token will go to, checked to work before anything is sent. */
+export async function chooseStore(deps: Deps, insecureStorage: boolean): Promise<CredentialStore> {
+  try {
+    return await openStore(deps, insecureStorage);
+  } catch (err) {
+    throw err instanceof KeychainUnavailableError ? keychainRefusal(err) : err;
+  }
 }
 
 function need(what: string, fix: string): never {
@@ -48,6 +60,41 @@ export interface InputSources {
   readonly appsecretStdin: boolean;
 }
 
+/**
+ * Without a terminal, the user name and password must come from the flags:
+ * exit 2 naming the flag when one does not (nothing is read or sent).
+ */
+export function checkInputSources(deps: Deps, opts: InputSources): void {
+  if (canPrompt(deps)) return;
+  if (opts.user === undefined) need('a user name', 'pass --user NAME');
+  if (!opts.passwordStdin) need('a password', 'pipe it in with --password-stdin');
+}
+
+/**
+ * The store of a password login (chooseStore). Without a terminal and
+ * without a keychain, an application secret given nowhere is the input that
+ * is missing (it could only have come from that keychain): exit 2 naming it,
+ * before the keychain's own failure.
+ */
+export async function chooseLoginStore(deps: Deps, opts: InputSources & { readonly insecureStorage: boolean }): Promise<CredentialStore> {
+  try {
+    return await openStore(deps, opts.insecureStorage);
+  } catch (err) {
+    if (!(err instanceof KeychainUnavailableError)) throw err;
+    if (!canPrompt(deps) && !deps.env.SVC_APPSECRET && !opts.appsecretStdin) needAppsecret();
+    throw keychainRefusal(err);
+  }
+}
+
+/** The one-time code a two-factor account needs, when there is no terminal to ask on: exit 2. */
+export function needOtp(): never {
+  return need('the one-time code of this two-factor account', 'pass --otp CODE or set SVC_OTP');
+}
+
+function needAppsecret(): never {
+  return need('the application secret', 'set SVC_APPSECRET, or pass --appsecret-stdin');
+}
+
 /** The user name, password and application secret; asks only on a terminal. */
 export async function gatherInputs(deps: Deps, opts: InputSources, store: CredentialStore, target: Target): Promise<LoginInputs> {
   const tty = canPrompt(deps);
@@ -64,6 +111,6 @@ export async function gatherInputs(deps: Deps, opts: InputSources, store: Creden
   const stored = fromEnv || fromStdin ? undefined : await store.get(accountName(target.key, 'appsecret'));
   const typed = fromEnv || fromStdin || stored ? undefined : tty ? await ask(deps, 'application secret', { hidden: true }) : undefined;
   const appsecret = fromEnv || fromStdin || stored || typed;
-  if (!appsecret) need('the application secret', 'set SVC_APPSECRET, or pass --appsecret-stdin');
+  if (!appsecret) needAppsecret();
   return { user, password, appsecret, appsecretIsNew: Boolean(fromStdin || typed) };
 }

@@ -9,18 +9,19 @@ import { accountName } from '../../../auth/store.js';
 import { clientOptions } from '../../../cli/connection.js';
 import type { Context } from '../../../cli/context.js';
 import { ask, canPrompt } from '../../../cli/prompt.js';
-import { AuthError } from '../../../errors.js';
 import { createHttpClient, type HttpClient } from '../../../http/client.js';
 import type { LoginOptions } from './options.js';
-import { chooseStore, gatherInputs } from './inputs.js';
+import { checkInputSources, chooseLoginStore, gatherInputs, needOtp } from './inputs.js';
 import { isOtpRequest, loginError, loginForm, requestToken, type TokenObject } from './request.js';
 
 export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> {
   const { deps } = ctx;
   const profiles = await ctx.profiles();
   const target = await ctx.target();
+  // What can only come from flags first (exit 2), then the store (exit 1 without a keychain), then the secrets.
+  checkInputSources(deps, opts);
   const expdate = opts.expiresMs !== undefined ? Math.floor((deps.now() + opts.expiresMs) / 1000) : undefined;
-  const store = await chooseStore(deps, opts.insecureStorage);
+  const store = await chooseLoginStore(deps, opts);
   const inputs = await gatherInputs(deps, opts, store, target);
   const otp = opts.otp ?? deps.env.SVC_OTP;
   const form = loginForm(inputs, target, otp, expdate);
@@ -33,7 +34,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> 
       token = await requestToken(client, form);
     } catch (err) {
       if (!isOtpRequest(err) || otp) throw loginError(err);
-      if (!canPrompt(deps)) throw new AuthError('this account uses two-factor authentication: pass --otp CODE (or set SVC_OTP) with the code from its authenticator');
+      if (!canPrompt(deps)) needOtp();
       form.otp = await ask(deps, 'one-time code');
       token = await requestToken(client, form).catch((e: unknown) => Promise.reject(loginError(e)));
     }

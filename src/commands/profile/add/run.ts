@@ -44,10 +44,12 @@ export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Prom
   const what = before ? 'updated' : 'added';
   const then = makeCurrent ? '; it is the current profile' : `; use it with --profile ${name} or 'svc profile use ${name}'`;
   note(`${what} profile '${name}' (${url})${then}`);
-  if (moved) {
-    const problem = await forgetSecrets(deps, name);
+  if (moved && before) {
+    // Only what was there: a profile that never signed in has nothing to forget and nothing to say.
+    const { removed, warnings } = await forgetSecrets(deps, before);
     const fix = `sign in again with 'svc login --profile ${name}'`;
-    if (problem) note(`svc: warning: the URL changed but the old secrets of '${name}' could not be removed (${problem}); ${fix}`);
-    else note(`the URL changed, so the stored secrets of '${name}' were removed; ${fix}`);
+    if (removed.length > 0) note(`the URL changed, so the stored secrets of '${name}' were removed; ${fix}`);
+    else if (before.user !== undefined || before.tokenExpires !== undefined) note(`the URL changed; ${fix}`);
+    warnings.forEach(note);
   }
 }

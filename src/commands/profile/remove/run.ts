@@ -1,4 +1,7 @@
-/** `svc profile remove NAME`: the profile, then its token and application secret, best effort; says so on stderr. */
+/**
+ * `svc profile remove NAME`: the profile, then its token and secrets, best
+ * effort; says so on stderr, and warns only about secrets that may be left.
+ */
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
 import { didYouMean } from '../../../util/suggest.js';
@@ -9,16 +12,15 @@ export async function runProfileRemove(opts: ProfileRemoveOptions, ctx: Context)
   const { name } = opts;
   const note = (line: string): void => void ctx.deps.stderr.write(`${line}\n`);
   const profiles = await ctx.profiles();
-  if (!profiles.get(name)) {
+  const profile = profiles.get(name);
+  if (!profile) {
     const known = profiles.list().map((p) => p.name);
     throw new UsageError(`no profile '${name}'${didYouMean(name, known)} (see 'svc profile list')`);
   }
   const wasCurrent = profiles.current() === name;
   profiles.remove(name);
-  const problem = await forgetSecrets(ctx.deps, name);
+  const { warnings } = await forgetSecrets(ctx.deps, profile);
   const after = wasCurrent ? "; no profile is current now: choose one with 'svc profile use NAME'" : '';
   note(`removed profile '${name}'${after}`);
-  if (problem) {
-    note(`svc: warning: the secrets of '${name}' could not be removed (${problem}); delete the keychain entries 'profile:${name}/token' and 'profile:${name}/appsecret' of service 'svc' by hand`);
-  }
+  warnings.forEach(note);
 }

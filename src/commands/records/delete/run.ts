@@ -1,8 +1,15 @@
-/** `svc <family> delete ID`: asks on a terminal unless --yes, refuses without one; DELETE (If-Match with --if-match). */
+/**
+ * `svc <family> delete ID`: asks on a terminal unless --yes, refuses without
+ * one; DELETE (If-Match with --if-match). With --filter, every matching
+ * record; with --dry-run, the request instead.
+ */
 import type { Context } from '../../../cli/context.js';
 import { ask, canPrompt } from '../../../cli/prompt.js';
 import { SvcError, UsageError } from '../../../errors.js';
+import { runByFilter } from '../write-by-filter.js';
+import { printDryRun } from '../write-dry-run.js';
 import { reportWrite, sendWrite } from '../write-send.js';
+import { deleteOne } from './bulk.js';
 import type { DeleteOptions } from './options.js';
 
 async function confirmed(ctx: Context, what: string, yes: boolean): Promise<boolean> {
@@ -13,8 +20,23 @@ async function confirmed(ctx: Context, what: string, yes: boolean): Promise<bool
 }
 
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<void> {
-  const what = `${opts.family.name} ${opts.id}`;
+  const { family } = opts;
+  if (opts.byFilter) {
+    return runByFilter(ctx, {
+      verb: 'delete',
+      family,
+      byFilter: opts.byFilter,
+      dryRun: opts.dryRun === true,
+      goneIsDone: true,
+      request: () => ({ method: 'DELETE' }),
+      write: (w, r) => deleteOne(family, w, r),
+    });
+  }
+  const id = opts.id as string;
+  const req = { method: 'DELETE', ifMatch: opts.ifMatch } as const;
+  if (opts.dryRun) return printDryRun(ctx, family, id, req);
+  const what = `${family.name} ${id}`;
   if (!(await confirmed(ctx, what, opts.yes))) throw new SvcError(`not deleted: ${what} was kept (answer y to delete it, or pass --yes)`);
-  const { etag } = await sendWrite(ctx, opts.family, opts.id, { method: 'DELETE', ifMatch: opts.ifMatch });
+  const { etag } = await sendWrite(ctx, family, id, req);
   reportWrite(ctx, `deleted ${what}`, etag);
 }

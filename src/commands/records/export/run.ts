@@ -5,6 +5,7 @@
  * on SIGINT/SIGTERM: the checkpoint stays and the exit code is 130.
  */
 import type { Context } from '../../../cli/context.js';
+import { UsageError } from '../../../errors.js';
 import type { Deps } from '../../../cli/deps.js';
 import { InterruptedError } from '../../../errors.js';
 import type { ExportRequest } from '../../../export/plan.js';
@@ -48,6 +49,9 @@ function showsProgress(opts: ExportOptions, deps: Deps): boolean {
 
 export async function runExportCommand(opts: ExportOptions, ctx: Context): Promise<void> {
   const { deps } = ctx;
+  if (ctx.globals.jq !== undefined) {
+    throw new UsageError(`--jq filters what a command prints, and export writes its rows itself: use '${opts.family.name} query --all --jq …', or pipe 'export -o ndjson' to jq`);
+  }
   const dest = await toDestination(opts, ctx);
   const { request, asked } = await toExportRequest(opts, ctx, dest.format);
   if (opts.explain || opts.printRequest) {

@@ -1,5 +1,6 @@
 /** `svc <family> get ID`'s typed options and how its arguments and flags become them. */
 import type { ResourceFamily } from '../../../catalogue/index.js';
+import { parseExpand } from '../../../records/expand.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseRecordId } from '../../../records/record-id.js';
@@ -29,7 +30,7 @@ export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly
   const tz = str(flags, 'tz');
   return {
     ...opts,
-    ...(expand ? { expand: expand.split(',').map((e) => e.trim()).filter(Boolean) } : {}),
+    ...(expand ? { expand: parseExpand(family, expand) } : {}),
     ...(ifNoneMatch ? { ifNoneMatch } : {}),
     ...(tz !== undefined ? { tz } : {}),
   };

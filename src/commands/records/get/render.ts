@@ -1,14 +1,11 @@
 /** How `svc <family> get` shows a record: one field a row on a terminal (enum names, dates), the service's object as data. */
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import type { ObjectView } from '../../../output/view.js';
-import { displayText, fieldOfPath } from '../../../records/columns.js';
+import { recordView } from '../../../records/record-view.js';
 
+/** The record view (src/records/record-view.ts), shared with what create and update answer. */
 export function getView(family: ResourceFamily, record: Record<string, unknown>, tz?: string): ObjectView {
-  const details = Object.entries(record).map(([k, v]): [string, string] => {
-    if (k === 'extdata' || k === 'tags') return [k, JSON.stringify(v)];
-    return [k, displayText(fieldOfPath(family, k), v, tz)];
-  });
-  return { kind: 'object', value: record, details };
+  return recordView(family, record, tz);
 }
 
 /** What stderr says when the record still has the ETag of --if-none-match. */

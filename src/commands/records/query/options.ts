@@ -1,5 +1,6 @@
 /** `svc <family> query`'s typed options and how its flags become them, checked against the catalogue. */
 import { findFamily, type ResourceFamily } from '../../../catalogue/index.js';
+import { parseExpand } from '../../../records/expand.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseCount, parseFields, parseSort } from '../../../records/query-body.js';
@@ -36,6 +37,6 @@ export function toQueryOptions(family: ResourceFamily, flags: Readonly<Record<st
     all,
     pageSize: pageSize ? parseCount('--page-size', pageSize, 1, 10000) : 1000,
     distinct: bool(flags, 'distinct'),
-    ...(expand ? { expand: expand.split(',').map((e) => e.trim()).filter(Boolean) } : {}),
+    ...(expand ? { expand: parseExpand(family, expand) } : {}),
   };
 }

@@ -10,9 +10,13 @@ export function recordsView(family: ResourceFamily, output: OutputSettings, sele
   return { kind: 'records', columns: dataColumns(selected ?? allFields(family)), rows };
 }
 
-/** The notice on stderr when a page held fewer records than match, so nothing is cut off silently. */
-export function truncationNotice(family: ResourceFamily, shown: number, count: unknown, offset: number): string | undefined {
+/**
+ * The notice on stderr when a page held fewer records than match, so nothing is cut off silently; with
+ * the --limit the person chose, it names only the way to get every one.
+ */
+export function truncationNotice(family: ResourceFamily, shown: number, count: unknown, offset: number, limit?: number): string | undefined {
   // An answer without a number says nothing about what was left out.
   if (typeof count !== 'number' || !(count > offset + shown)) return undefined;
-  return `svc: showing ${shown.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} ${family.name} (use --all or --limit)\n`;
+  const how = limit === undefined ? 'use --all for every one, or --limit N' : `--limit ${limit}; --all for every one`;
+  return `svc: showing ${shown.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} ${family.name} (${how})\n`;
 }

@@ -27,6 +27,6 @@ export async function runQuery(opts: QueryOptions, ctx: Context): Promise<void> 
   await ctx.emit(recordsView(family, output, opts.fields, rows, opts.tz));
   if (rows.length < (req.limit ?? 1000)) return;
   const { count } = await postQuery<{ count: number }>(client, family, { ...req.body, count: true });
-  const notice = truncationNotice(family, rows.length, count, Number(req.body.offset ?? 0));
+  const notice = truncationNotice(family, rows.length, count, Number(req.body.offset ?? 0), opts.limit);
   if (notice) ctx.deps.stderr.write(notice);
 }

@@ -1,0 +1,196 @@
+/**
+ * `svc <family> import --from FILE`: reads every row, looks up the records
+ * the rows name (by ID or --key; reads only), decides each row's fate and
+ * checks it against the catalogue, and only then writes: the rows at
+ * --concurrency, each result line written as the row finishes, a summary on
+ * stderr. Invalid rows stop the import before anything is written, unless
+ * --skip-invalid. --dry-run prints the plan instead of writing.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../../cli/context.js';
+import type { Deps } from '../../../cli/deps.js';
+import { InterruptedError, SvcError, UsageError } from '../../../errors.js';
+import type { HttpClient } from '../../../http/client.js';
+import { keyText, lookupAll, type LookupQuery } from '../../../import/lookup.js';
+import { keyValueOf, markDuplicates, planRow, type RowPlan } from '../../../import/plan.js';
+import { runPool } from '../../../import/pool.js';
+import { openResults, type ResultsWriter } from '../../../import/results.js';
+import { detectFormat, readRows, type ImportRow } from '../../../import/rows.js';
+import { lockPathOf, removeState, writeState } from '../../../import/state.js';
+import { decodeInput } from '../../../import/text.js';
+import { checkValue } from '../../../records/check-value.js';
+import { allPages } from '../../../records/query.js';
+import { localTimeZone } from '../../../records/timestamp.js';
+import { findField } from '../../../catalogue/index.js';
+import { acquireLock, type HeldLock } from '../../../util/file-lock.js';
+import { filterMemberOf } from '../filter-flags.js';
+import { refusedToken, stopOnSignals, Tally } from '../write-bulk.js';
+import { urlMaker } from '../write-dry-run.js';
+import { writeRow, type RowWriter } from './execute.js';
+import type { ImportOptions } from './options.js';
+import { failureMessage, invalidRowsText, planText, summaryParts } from './render.js';
+import { FRESH, priorRun, unknownLine, type Prior } from './resume.js';
+
+/** The input's bytes, from the file or stdin. */
+async function readInput(opts: ImportOptions, deps: Deps): Promise<Buffer> {
+  if (opts.from === '-') {
+    const chunks: Buffer[] = [];
+    for await (const c of deps.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c));
+    return Buffer.concat(chunks);
+  }
+  try {
+    return await readFile(opts.from);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
+    throw new UsageError(`cannot read --from '${opts.from}': ${why}; check the path (or use - for stdin)`);
+  }
+}
+
+/** The value a row is looked up by (its key's, or its ID), or undefined when it is not looked up. */
+function lookupValue(row: ImportRow, key: string | undefined): unknown {
+  if (row.problems.length > 0) return undefined;
+  if (key === undefined) return row.id === undefined ? undefined : Number(row.id);
+  return keyValueOf(row, key).value;
+}
+
+/** Looks up the records the rows name, all at once (reads only): by key value, or by ID. */
+async function lookups(ctx: Context, client: HttpClient, opts: ImportOptions, rows: readonly ImportRow[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const { family, key } = opts;
+  const keyField = key === undefined ? undefined : findField(family, key);
+  const values = new Map<string, unknown>();
+  const compare = new Set<string>();
+  for (const row of rows) {
+    const v = lookupValue(row, key);
+    if (v === undefined) continue;
+    // A key value the field cannot hold would spoil the lookup of every row with it: the row is invalid.
+    const problem = keyField ? checkValue(family, keyField, v) : undefined;
+    if (problem) {
+      row.problems.push(problem);
+      continue;
+    }
+    values.set(keyText(v), v);
+    for (const name of Object.keys(row.body)) compare.add(name);
+  }
+  if (values.size === 0) return new Map();
+  const filterMember = await filterMemberOf(ctx);
+  const query: LookupQuery = (filter, fields) => allPages(client, family, { body: { fields }, filterMember, filter }, 1000);
+  return lookupAll(family, key ?? 'ID', [...values.values()], compare, query);
+}
+
+/** Every row's plan, given the lookups; the rows done before are left out. */
+function planAll(opts: ImportOptions, rows: readonly ImportRow[], found: Map<string, Record<string, unknown>[]>, prior: Prior): RowPlan[] {
+  return rows.map((row) => {
+    const v = lookupValue(row, opts.key);
+    return planRow(opts.family, row, v === undefined ? undefined : (found.get(keyText(v)) ?? []), { ...(opts.key ? { key: opts.key } : {}), recheck: prior.recheck });
+  });
+}
+
+export async function runImport(opts: ImportOptions, ctx: Context): Promise<void> {
+  const { family } = opts;
+  const source = opts.from === '-' ? 'stdin' : opts.from;
+  const bytes = await readInput(opts, ctx.deps);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const input = decodeInput(bytes, source);
+  const format = detectFormat(opts.from === '-' ? '' : opts.from, input.text, opts.format);
+  const zone = opts.tz ?? localTimeZone(ctx.deps.env);
+  const rows = readRows(family, input, { format, delimiter: ctx.delimited().delimiter, zone, source });
+  markDuplicates(rows, opts.key);
+  // A dry run reads what --resume would continue, and refuses nothing a fresh run would.
+  const prior = opts.results && (opts.resume || !opts.dryRun) ? priorRun(opts, opts.results, sha256) : FRESH;
+  const todo = rows.filter((r) => !prior.done.has(r.line) && !prior.unknown.has(r.line));
+  const { client } = await ctx.connect({ token: true });
+  const plans = planAll(opts, todo, await lookups(ctx, client, opts, todo), prior);
+  const head = `${family.name} import (${source}, ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'})`;
+  const invalid = plans.filter((p): p is Extract<RowPlan, { kind: 'invalid' }> => p.kind === 'invalid');
+  if (invalid.length > 0 && !opts.skipInvalid) {
+    ctx.deps.stderr.write(invalidRowsText(invalid));
+    throw new UsageError(`${invalid.length} of ${rows.length} rows in ${source} are invalid (above); nothing was sent: fix them, or pass --skip-invalid to import the others`);
+  }
+  if (opts.dryRun) {
+    ctx.deps.stderr.write('dry run: nothing was written\n');
+    await ctx.emit({ kind: 'text', text: planText(family, plans, await urlMaker(ctx), `${head}${prior.done.size > 0 ? `, ${prior.done.size} done before` : ''}`) });
+    return;
+  }
+  await writeAll(opts, ctx, client, plans, prior, { head, sha256, rows: rows.length, source });
+}
+
+/** What the summary and the state file say about the input. */
+interface InputFacts {
+  readonly head: string;
+  readonly sha256: string;
+  readonly rows: number;
+  readonly source: string;
+}
+
+function retriesOf(ctx: Context): number {
+  const r = ctx.globals.retries;
+  return r !== undefined && /^\d+$/.test(r) ? Number(r) : 3;
+}
+
+/** Takes the results file (its lock and state), writes every planned row, and reports. */
+async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, plans: readonly RowPlan[], prior: Prior, facts: InputFacts): Promise<void> {
+  const { deps } = ctx;
+  const { family } = opts;
+  const stop = stopOnSignals(deps);
+  const tally = new Tally();
+  let lock: HeldLock | undefined;
+  let writer: ResultsWriter | undefined;
+  let finished = 0;
+  // An error that stopped the rows (a refused token, a results file that cannot be written): after the summary.
+  let fatal: { err: unknown } | undefined;
+  try {
+    if (opts.results) {
+      const p = deps.processes;
+      lock = acquireLock(lockPathOf(opts.results), `svc ${family.name} import --from ${opts.from}`, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, deps.now, (holder) => `another import is writing ${opts.results} (${holder}); wait for it to end`);
+      // The results file first: when it cannot be written, no state is left to say an import is unfinished.
+      writer = openResults(opts.results, { append: prior.state !== undefined, now: deps.now });
+      writeState(opts.results, prior.state ?? { svc: 'import', version: 1, family: family.name, key: opts.key ?? null, input: { name: opts.from, sha256: facts.sha256, rows: facts.rows }, since: new Date(deps.now()).toISOString() });
+    }
+    for (const r of prior.unknown.values()) {
+      const line = unknownLine(r);
+      if (r.action === 'sending') writer?.write(line);
+      tally.add(line);
+    }
+    const w: RowWriter = {
+      client,
+      family,
+      ...(opts.key ? { key: opts.key } : {}),
+      stop,
+      retries: retriesOf(ctx),
+      lookup: async (value) => {
+        const found = await lookups(ctx, client, opts, [{ line: 0, body: { [opts.key as string]: value }, problems: [] }]);
+        return found.get(keyText(value)) ?? [];
+      },
+      sending: (line) => writer?.sending(line),
+    };
+    fatal = await runPool(
+      plans,
+      opts.concurrency,
+      async (plan) => {
+        const r = await writeRow(w, plan);
+        writer?.write(r);
+        tally.add(r);
+        finished++;
+        refusedToken(r);
+      },
+      stop.stopped,
+    ).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+  } finally {
+    stop.dispose();
+    writer?.close(true);
+    lock?.release();
+  }
+  tally.report(deps, facts.head, summaryParts(tally, prior.done.size), opts.results);
+  if (fatal) throw fatal.err;
+  const left = plans.length - finished;
+  if (stop.by) {
+    throw new InterruptedError(`interrupted by ${stop.by}: ${left} row${left === 1 ? '' : 's'} not started${opts.results ? `; run it again with --resume to continue` : ' (give --results FILE to be able to resume)'}`);
+  }
+  if (opts.results && tally.ok) removeState(opts.results);
+  if (!tally.ok) throw new SvcError(failureMessage(tally, facts.rows, opts.results, opts.key));
+}

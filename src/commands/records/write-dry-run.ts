@@ -1,0 +1,48 @@
+/**
+ * `--dry-run` of create, update, delete and import: the requests that would
+ * be sent (method, URL, the headers svc adds for them with the token
+ * redacted, the body), on stdout; nothing that writes is sent. The plan of a
+ * bulk write (how many creates, updates, deletes, and the first of each) is
+ * built by the verbs from these pieces.
+ */
+import type { ResourceFamily } from '../../catalogue/index.js';
+import type { Context } from '../../cli/context.js';
+import { redactHeaders, redactUrl } from '../../http/redact.js';
+import { parseInstanceUrl } from '../../http/urls.js';
+import { writePath, type WriteRequest } from './write-send.js';
+
+/** How many rows of each kind a plan shows. */
+export const PLAN_SAMPLE = 5;
+
+/** The full URL of a write's path on the instance this run talks to. */
+export async function urlMaker(ctx: Context): Promise<(path: string) => string> {
+  const roots = parseInstanceUrl((await ctx.target()).instanceUrl);
+  return (path) => redactUrl(`${roots.api}${path}`);
+}
+
+/** The headers svc sends with a write besides its own (user-agent, accept): the token (redacted), the body's type, If-Match. */
+export function writeHeaders(req: Pick<WriteRequest, 'json' | 'ifMatch'>): string[] {
+  const headers: Record<string, string> = { authorization: 'Bearer token' };
+  if (req.json !== undefined) headers['content-type'] = 'application/json';
+  if (req.ifMatch !== undefined) headers['if-match'] = req.ifMatch;
+  return redactHeaders(headers);
+}
+
+/** One request as text: the request line, its headers, a blank line and the body (pretty JSON). */
+export function requestText(url: string, req: Pick<WriteRequest, 'method' | 'json' | 'ifMatch'>): string {
+  const head = [`${req.method} ${url}`, ...writeHeaders(req)].join('\n');
+  return req.json === undefined ? `${head}\n` : `${head}\n\n${JSON.stringify(req.json, null, 2)}\n`;
+}
+
+/** One request of a plan, on one line: `PUT URL {"lastname":"Acme"}`. */
+export function requestLine(url: string, req: Pick<WriteRequest, 'method' | 'json' | 'ifMatch'>): string {
+  const body = req.json === undefined ? '' : ` ${JSON.stringify(req.json)}`;
+  return `${req.method} ${url}${body}`;
+}
+
+/** Prints a single write's dry run: the request on stdout, the note on stderr. */
+export async function printDryRun(ctx: Context, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<void> {
+  const url = (await urlMaker(ctx))(writePath(family, id));
+  ctx.deps.stderr.write('dry run: nothing was sent\n');
+  await ctx.emit({ kind: 'text', text: requestText(url, req) });
+}

@@ -1,0 +1,163 @@
+/**
+ * The rows of an import file as record bodies: CSV cells converted by the
+ * catalogue exactly as `field=value` arguments of create and update are (an
+ * empty cell is `field=`), NDJSON and JSON-array objects taken as `--data`
+ * takes them. Each row keeps its line, its ID (a row with one is an update)
+ * and every problem found so far; the catalogue checks come later, once it is
+ * known whether the row creates or updates. Pure.
+ */
+import type { ResourceFamily } from '../catalogue/index.js';
+import { UsageError } from '../errors.js';
+import { applyAssignments, setOwn, type RecordBody } from '../records/convert.js';
+import { csvRecords } from './csv.js';
+import { jsonArrayValues, ndjsonValues, type JsonValueAt } from './json-rows.js';
+import type { ImportFormat } from './formats.js';
+import type { DecodedInput } from './text.js';
+
+export type { ImportFormat } from './formats.js';
+
+/** One row of the file. */
+export interface ImportRow {
+  /** The line it starts on (1-based; a CSV file's header is line 1). */
+  readonly line: number;
+  /** The fields to write, ID left out. */
+  readonly body: RecordBody;
+  /** The record ID the row names (it is then an update), as digits. */
+  readonly id?: string;
+  /** What is wrong with the row, one line each; empty when nothing is known to be. */
+  readonly problems: string[];
+}
+
+/** The format of a file: named, else by its extension, else by its first character. */
+export function detectFormat(name: string, text: string, given?: ImportFormat): ImportFormat {
+  if (given) return given;
+  const ext = /\.([a-z]+)$/i.exec(name)?.[1]?.toLowerCase();
+  if (ext === 'csv' || ext === 'tsv') return 'csv';
+  if (ext === 'ndjson' || ext === 'jsonl') return 'ndjson';
+  if (ext === 'json') return /^\s*\[/.test(text) ? 'json' : 'ndjson';
+  const first = /\S/.exec(text)?.[0];
+  return first === '[' ? 'json' : first === '{' ? 'ndjson' : 'csv';
+}
+
+/** The ID of a row as digits, or a problem. */
+function idOf(value: unknown): { id?: string; problem?: string } {
+  if (value === undefined || value === null || value === '') return {};
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value : undefined;
+  if (text === undefined || !/^\d{1,16}$/.test(text) || /^0+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    return { problem: `ID must be a record's whole-number ID (or empty to create one), not ${JSON.stringify(value)?.slice(0, 40) ?? String(value)}` };
+  }
+  return { id: text };
+}
+
+function problemsOfLines(input: DecodedInput, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) {
+    const bad = input.badLines.get(n);
+    if (bad) out.push(n === from ? bad : `line ${n}: ${bad}`);
+  }
+  return out;
+}
+
+/** The header's names, checked: none empty, none twice. */
+function checkHeader(cells: readonly string[], source: string): void {
+  const seen = new Set<string>();
+  cells.forEach((name, i) => {
+    if (name === '') throw new UsageError(`${source}: column ${i + 1} of the header has no name; name every column after a field (ID, lastname, extdata.NAME, tags, …)`);
+    if (seen.has(name)) throw new UsageError(`${source}: the header names '${name.slice(0, 60)}' twice; keep one column per field`);
+    seen.add(name);
+  });
+}
+
+/** CSV rows: header = field names; each cell converted as `name=cell` is on the command line. */
+function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string, zone: string, source: string): Generator<ImportRow> {
+  let header: readonly string[] | undefined;
+  for (const rec of csvRecords(input.text, delimiter)) {
+    if (!header) {
+      if (rec.problem) throw new UsageError(`${source}: the header line cannot be read: ${rec.problem}`);
+      const bad = input.badLines.get(rec.line);
+      if (bad) throw new UsageError(`${source}: the header line is ${bad}`);
+      checkHeader(rec.cells, source);
+      header = rec.cells;
+      continue;
+    }
+    const problems = problemsOfLines(input, rec.line, rec.lastLine);
+    if (rec.problem) problems.push(rec.problem);
+    if (rec.cells.length !== header.length) problems.push(`${rec.cells.length} values for the header's ${header.length} columns; quote values that hold '${delimiter}'`);
+    let body: RecordBody = {};
+    let id: string | undefined;
+    header.forEach((name, i) => {
+      const cell = rec.cells[i];
+      if (cell === undefined) return;
+      if (name === 'ID') {
+        const r = idOf(cell);
+        if (r.problem) problems.push(r.problem);
+        id = r.id;
+        return;
+      }
+      try {
+        body = applyAssignments(family, body, [`${name}=${cell}`], zone);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        problems.push(`column ${name.slice(0, 60)}: ${err.message}`);
+      }
+    });
+    yield { line: rec.line, body, ...(id !== undefined ? { id } : {}), problems };
+  }
+  if (!header) throw new UsageError(`${source} is empty; a CSV file needs a header line of field names`);
+}
+
+/** Levels of nesting a row's value may have (the service's bodies take 128; a record's fields need a few). */
+export const MAX_DEPTH = 64;
+
+/** Whether a JSON value nests deeper than `max` levels (checked without recursion). */
+function tooDeep(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const x of Object.values(v)) stack.push([x, depth + 1]);
+  }
+  return false;
+}
+
+/** An object of the file as a row: its ID apart, the rest as `--data` takes it. */
+function objectRow(input: DecodedInput, v: JsonValueAt): ImportRow {
+  const problems = problemsOfLines(input, v.line, v.lastLine);
+  if (v.problem) return { line: v.line, body: {}, problems: [...problems, v.problem] };
+  const value = v.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { line: v.line, body: {}, problems: [...problems, `each row must be a JSON object of field values, not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`] };
+  }
+  if (tooDeep(value, MAX_DEPTH)) return { line: v.line, body: {}, problems: [...problems, `nested more than ${MAX_DEPTH} levels deep; a record's values need far fewer`] };
+  const body: RecordBody = {};
+  let id: string | undefined;
+  for (const [k, x] of Object.entries(value as Record<string, unknown>)) {
+    if (k !== 'ID') {
+      setOwn(body, k, x);
+      continue;
+    }
+    const r = idOf(x);
+    if (r.problem) problems.push(r.problem);
+    id = r.id;
+  }
+  return { line: v.line, body, ...(id !== undefined ? { id } : {}), problems };
+}
+
+/** What reading the rows needs besides the text. */
+export interface RowOptions {
+  readonly format: ImportFormat;
+  /** The CSV delimiter (one character). */
+  readonly delimiter: string;
+  /** The time zone for CSV dates without an offset. */
+  readonly zone: string;
+  /** The file as messages name it. */
+  readonly source: string;
+}
+
+/** Every row of the file, in order; a file that cannot be read at all is a usage error. */
+export function readRows(family: ResourceFamily, input: DecodedInput, opts: RowOptions): ImportRow[] {
+  if (opts.format === 'csv') return [...csvRows(family, input, opts.delimiter, opts.zone, opts.source)];
+  const values = opts.format === 'json' ? jsonArrayValues(input.text, opts.source) : ndjsonValues(input.text);
+  return [...values].map((v) => objectRow(input, v));
+}
