@@ -8,8 +8,41 @@
  * (done, failed or interrupted, not killed) rewrites the file to one line per
  * row, in input order, without its `sending` lines.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { UsageError } from '../errors.js';
 import { writeFailed } from '../util/io-error.js';
+
+/**
+ * A results path must be a regular file or not exist yet: a symbolic link
+ * would be written through and then replaced (compaction renames over it),
+ * and a FIFO or device would block svc or never hold the results.
+ */
+export function checkResultsPath(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw writeFailed(path, err);
+  }
+  if (st.isSymbolicLink()) throw new UsageError(`--results '${path}' is a symbolic link; name the file itself (svc replaces the results file when it ends)`);
+  if (!st.isFile()) throw new UsageError(`--results '${path}' is not a regular file; name a file to write the results to`);
+}
+
+const ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'delete', 'unchanged', 'skip', 'unknown']);
+
+/** A line as svc writes it: a finished row (every member of its type) or a `sending` line; anything else is foreign. */
+function readLine(v: unknown): (ReadLine & { readonly line: number }) | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!Object.hasOwn(o, 'line') || !Number.isSafeInteger(o.line) || (o.line as number) < 1) return undefined;
+  if (o.action === 'sending') return { line: o.line as number, action: 'sending' };
+  if (typeof o.action !== 'string' || !ACTIONS.has(o.action)) return undefined;
+  const numOrNull = (x: unknown): boolean => x === null || Number.isSafeInteger(x);
+  const strOrNull = (x: unknown): boolean => x === null || typeof x === 'string';
+  if (!numOrNull(o.id) || !numOrNull(o.status) || !strOrNull(o.etag) || !strOrNull(o.error)) return undefined;
+  return { line: o.line as number, action: o.action as ResultAction, id: o.id as number | null, status: o.status as number | null, etag: o.etag as string | null, error: o.error as string | null };
+}
 
 /** What happened to a row (an error beside a create or update says it failed). */
 export type ResultAction = 'create' | 'update' | 'delete' | 'unchanged' | 'skip' | 'unknown';
@@ -37,6 +70,7 @@ export function isDone(r: ReadLine): boolean {
 
 /** The results file's lines by input line (the last line of a row counts); a torn or foreign line is skipped. */
 export function readResults(path: string): Map<number, ReadLine> {
+  checkResultsPath(path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -53,9 +87,8 @@ export function readResults(path: string): Map<number, ReadLine> {
     } catch {
       continue; // a line cut off by a power loss
     }
-    const o = v as Partial<ResultLine> | null;
-    if (typeof o !== 'object' || o === null || typeof o.line !== 'number' || typeof o.action !== 'string') continue;
-    rows.set(o.line, o as ReadLine);
+    const r = readLine(v);
+    if (r) rows.set(r.line, r);
   }
   return rows;
 }
@@ -72,9 +105,12 @@ export interface ResultsWriter {
 
 /** Opens the results file: appended to (resume), or made empty. `now` paces the syncs. */
 export function openResults(path: string, opts: { readonly append: boolean; readonly now: () => number }): ResultsWriter {
+  checkResultsPath(path);
   let fd: number;
   try {
-    fd = openSync(path, opts.append ? 'a' : 'w', 0o644);
+    // O_NOFOLLOW and O_NONBLOCK: a link or FIFO put there since the check is refused, not followed or waited on.
+    const mode = opts.append ? constants.O_APPEND : constants.O_TRUNC;
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | mode | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   } catch (err) {
     throw writeFailed(path, err);
   }
@@ -110,7 +146,9 @@ function compactResults(path: string): void {
   const rows = [...readResults(path).values()].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const draft = `${path}.svc-tmp`;
   try {
-    const fd = openSync(draft, 'w', statSync(path).mode & 0o777);
+    // A draft left behind (or a link put in its place) is removed, never written through.
+    rmSync(draft, { force: true });
+    const fd = openSync(draft, 'wx', statSync(path).mode & 0o777);
     try {
       writeSync(fd, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
       fsyncSync(fd);

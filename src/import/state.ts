@@ -41,7 +41,21 @@ export function readState(results: string): ImportState | undefined {
   }
   try {
     const s = JSON.parse(text) as ImportState;
-    if (s.svc === 'import' && s.version === 1 && typeof s.family === 'string' && typeof s.input?.sha256 === 'string') return s;
+    const input = s?.input as Partial<ImportState['input']> | undefined;
+    if (
+      s?.svc === 'import' &&
+      s.version === 1 &&
+      typeof s.family === 'string' &&
+      (s.key === null || typeof s.key === 'string') &&
+      typeof s.since === 'string' &&
+      typeof input === 'object' &&
+      input !== null &&
+      typeof input.sha256 === 'string' &&
+      typeof input.name === 'string' &&
+      Number.isSafeInteger(input.rows)
+    ) {
+      return s;
+    }
   } catch {
     // reported below
   }
@@ -53,7 +67,9 @@ export function writeState(results: string, state: ImportState): void {
   const path = statePath(results);
   const draft = `${path}.svc-tmp`;
   try {
-    const fd = openSync(draft, 'w', 0o600);
+    // A draft left behind (or a link put in its place) is removed, never written through.
+    rmSync(draft, { force: true });
+    const fd = openSync(draft, 'wx', 0o600);
     try {
       writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
       fsyncSync(fd);

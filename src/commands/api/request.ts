@@ -43,6 +43,8 @@ const ROOT_WORDS: Readonly<Record<string, Root>> = { auth: 'auth', oauth2: 'oaut
  */
 export function parseTarget(text: string): ApiTarget {
   if (text === '') throw new UsageError("give a path, e.g. 'svc api accounts/42' or 'svc api config'");
+  // The URL parser drops tabs and line breaks, which would join '.\t.' into '..'.
+  if (/[\x00-\x1f\x7f]/.test(text)) throw new UsageError(`the path ${JSON.stringify(excerpt(text))} holds a control character; write it percent-encoded (e.g. %0A)`);
   if (/^[a-z][a-z\d+.-]*:\/\//i.test(text)) return { kind: 'url', url: text };
   const path = text.startsWith('/') ? text.slice(1) : text;
   const [pathPart = ''] = path.split('?', 1);
@@ -51,6 +53,7 @@ export function parseTarget(text: string): ApiTarget {
   if (pathPart.split('/').some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) {
     throw new UsageError(`the path '${excerpt(text)}' has a '.' or '..' segment; svc api sends paths as given: name the path itself`);
   }
+  if (hidesEscape(pathPart)) throw escapeRefused(text);
   const first = /^[^/?]*/.exec(path)?.[0] ?? '';
   const root = Object.hasOwn(ROOT_WORDS, first) ? ROOT_WORDS[first] : undefined;
   if (root) {
@@ -58,6 +61,37 @@ export function parseTarget(text: string): ApiTarget {
     return { kind: 'path', root, path: rest.startsWith('/') ? rest : `/${rest}` };
   }
   return { kind: 'path', root: 'api', path: `/${path}` };
+}
+
+/** A segment percent-decoded again and again (a server or proxy may decode twice), as far as it decodes. */
+function decodings(segment: string): string[] {
+  const out = [segment];
+  for (let i = 0; i < 4; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out[out.length - 1] as string);
+    } catch {
+      break;
+    }
+    if (next === out[out.length - 1]) break;
+    out.push(next);
+  }
+  return out;
+}
+
+/**
+ * Whether a path (no query) has a segment that a server could read as a way
+ * out: one that decodes to hold '/' or '\', or that is '.' or '..' once
+ * decoded or once its ';' parameters are cut off (as servlet containers do).
+ */
+function hidesEscape(path: string): boolean {
+  return path.split('/').some((segment) =>
+    decodings(segment).some((d) => d.includes('/') || d.includes('\\') || /^\.{1,2}$/.test(d.split(';', 1)[0] as string)),
+  );
+}
+
+function escapeRefused(shown: string): UsageError {
+  return new UsageError(`the path '${excerpt(shown)}' encodes a '/', a '\\' or a '.' or '..' segment; svc api sends paths as given: name the path itself`);
 }
 
 /** A path for a message: short, its secret query parameters redacted. */
@@ -92,6 +126,7 @@ function fromUrl(text: string, roots: InstanceRoots): { root: Root; path: string
   } catch {
     throw new UsageError(`'${excerpt(redactUrl(text))}' is not a valid URL; give a path such as accounts/42`);
   }
+  if (hidesEscape(url.pathname)) throw escapeRefused(redactUrl(text));
   const instance = new URL(roots.instance);
   if (url.origin !== instance.origin || url.username || url.password || url.hash) throw refuse();
   for (const root of ['api', 'auth', 'oauth2'] as const) {

@@ -5,7 +5,7 @@
  * --paginate, every page of a query by ID as one JSON array (or NDJSON), the
  * way `svc <family> query --all` pages; with --dry-run, the request, unsent.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { Context } from '../../cli/context.js';
 import { clientOptions } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
@@ -67,6 +67,33 @@ function decodeUtf8(bytes: Uint8Array, what: string): string {
   }
 }
 
+/** The largest body text svc api reads from a file or standard input (a device such as /dev/zero never ends). */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+function tooLarge(what: string): UsageError {
+  return new UsageError(`${what} holds more than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; svc api sends bodies up to that size (split the request, or send it with another client)`);
+}
+
+/** A file's bytes, read up to the limit (a FIFO is read to its end, a device is not read forever). */
+function readCapped(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_INPUT_BYTES) throw tooLarge(`'${path}'`);
+      chunks.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads the files and standard input the options name, once each, before anything is sent. */
 async function readSources(opts: ApiOptions, deps: Deps): Promise<FieldSources> {
   const files = new Map<string, string>();
@@ -75,8 +102,9 @@ async function readSources(opts: ApiOptions, deps: Deps): Promise<FieldSources> 
     if (files.has(path)) continue;
     let bytes: Buffer;
     try {
-      bytes = readFileSync(path);
+      bytes = readCapped(path);
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
       throw new UsageError(`cannot read '${path}' (${code}); check the file named by --input or -F key=@FILE`);
     }
@@ -85,7 +113,13 @@ async function readSources(opts: ApiOptions, deps: Deps): Promise<FieldSources> 
   let stdin: string | undefined;
   if (opts.input === '-' || opts.fields.some(readsStdin)) {
     const chunks: Buffer[] = [];
-    for await (const c of deps.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+    let total = 0;
+    for await (const c of deps.stdin) {
+      const b = typeof c === 'string' ? Buffer.from(c) : c;
+      total += b.length;
+      if (total > MAX_INPUT_BYTES) throw tooLarge('standard input');
+      chunks.push(b);
+    }
     stdin = decodeUtf8(Buffer.concat(chunks), 'standard input');
   }
   return {

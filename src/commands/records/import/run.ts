@@ -7,7 +7,7 @@
  * --skip-invalid. --dry-run prints the plan instead of writing.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Context } from '../../../cli/context.js';
 import type { Deps } from '../../../cli/deps.js';
 import { InterruptedError, SvcError, UsageError } from '../../../errors.js';
@@ -32,16 +32,34 @@ import type { ImportOptions } from './options.js';
 import { failureMessage, invalidRowsText, planText, summaryParts } from './render.js';
 import { FRESH, priorRun, unknownLine, type Prior } from './resume.js';
 
+/** The largest input an import reads: its text must fit in one JavaScript string (a device such as /dev/zero never ends). */
+export const MAX_IMPORT_BYTES = 0x1fffffe8;
+
+/** Chunks up to the limit, as one buffer; a usage error past it. */
+async function capped(chunks: AsyncIterable<Buffer | string | Uint8Array>, source: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for await (const c of chunks) {
+    const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c);
+    total += b.length;
+    if (total > MAX_IMPORT_BYTES) throw new UsageError(`${source} holds more than ${Math.floor(MAX_IMPORT_BYTES / 1024 / 1024)} MiB, more than svc can import at once; split it into smaller files`);
+    parts.push(b);
+  }
+  return Buffer.concat(parts, total);
+}
+
 /** The input's bytes, from the file or stdin. */
 async function readInput(opts: ImportOptions, deps: Deps): Promise<Buffer> {
-  if (opts.from === '-') {
-    const chunks: Buffer[] = [];
-    for await (const c of deps.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c));
-    return Buffer.concat(chunks);
-  }
+  if (opts.from === '-') return capped(deps.stdin as AsyncIterable<Buffer | string>, 'stdin');
   try {
-    return await readFile(opts.from);
+    const handle = await open(opts.from, 'r');
+    try {
+      return await capped(handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }), `--from '${opts.from}'`);
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
     throw new UsageError(`cannot read --from '${opts.from}': ${why}; check the path (or use - for stdin)`);
