@@ -8,8 +8,9 @@
  * (done, failed or interrupted, not killed) rewrites the file to one line per
  * row, in input order, without its `sending` lines.
  */
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { replaceFile } from '../util/atomic-file.js';
 import { writeFailed } from '../util/io-error.js';
 
 /**
@@ -144,20 +145,5 @@ export function openResults(path: string, opts: { readonly append: boolean; read
 function compactResults(path: string): void {
   // A row still `sending` (its outcome never settled) keeps that line, so a later --resume still sees it.
   const rows = [...readResults(path).values()].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const draft = `${path}.svc-tmp`;
-  try {
-    // A draft left behind (or a link put in its place) is removed, never written through.
-    rmSync(draft, { force: true });
-    const fd = openSync(draft, 'wx', statSync(path).mode & 0o777);
-    try {
-      writeSync(fd, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(draft, path);
-  } catch (err) {
-    rmSync(draft, { force: true });
-    throw writeFailed(path, err);
-  }
+  replaceFile(path, rows.map((r) => `${JSON.stringify(r)}\n`).join(''), statSync(path).mode & 0o777);
 }

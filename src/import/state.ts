@@ -6,9 +6,9 @@
  * resume. Removed when every row has succeeded. `RESULTS.svc-lock` is held
  * for the run (src/util/file-lock.ts), so two imports never write one file.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { writeFailed } from '../util/io-error.js';
+import { replaceFile } from '../util/atomic-file.js';
 
 export interface ImportState {
   readonly svc: 'import';
@@ -65,22 +65,7 @@ export function readState(results: string): ImportState | undefined {
 /** Writes the state atomically (a new file renamed into place). */
 export function writeState(results: string, state: ImportState): void {
   const path = statePath(results);
-  const draft = `${path}.svc-tmp`;
-  try {
-    // A draft left behind (or a link put in its place) is removed, never written through.
-    rmSync(draft, { force: true });
-    const fd = openSync(draft, 'wx', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(draft, path);
-  } catch (err) {
-    rmSync(draft, { force: true });
-    throw writeFailed(path, err);
-  }
+  replaceFile(path, `${JSON.stringify(state, null, 2)}\n`, 0o600);
 }
 
 export function removeState(results: string): void {
