@@ -86,6 +86,8 @@ export function oauthCredential(input: OAuthSessionInput): BearerCredential & { 
     } catch (err) {
       throw new AuthError(`could not take the refresh lock ${input.lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
     }
+    let released: Promise<void> | undefined;
+    const releaseOnce = (): Promise<void> => (released ??= release().catch(() => undefined));
     try {
       const latest = await input.store.read();
       if (!latest) throw ended('its tokens are no longer stored here: signed out?');
@@ -114,11 +116,20 @@ export function oauthCredential(input: OAuthSessionInput): BearerCredential & { 
         await input.store.write(next);
         return next;
       };
-      const next = await (input.critical ? input.critical(work) : work());
+      // The lock is let go inside the held part: a Ctrl-C held back is raised again only after it, so a
+      // stopped svc never leaves its lock behind.
+      const workThenRelease = async (): Promise<OAuthGrant> => {
+        try {
+          return await work();
+        } finally {
+          await releaseOnce();
+        }
+      };
+      const next = await (input.critical ? input.critical(workThenRelease) : workThenRelease());
       grant = next;
       return next.accessToken;
     } finally {
-      await release().catch(() => undefined);
+      await releaseOnce();
     }
   }
 
