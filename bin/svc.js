@@ -19,13 +19,15 @@ const { Script } = require('node:vm');
 const dist = join(__dirname, '..', 'dist');
 const bundleFile = join(dist, 'svc.cjs');
 const cacheFile = join(dist, 'svc.cjs.cache');
-const helpCacheFile = join(dist, 'svc.cjs.help.cache');
+// The help build (src/cli/help-build.ts): the command tree and help without the commands' bodies.
+const helpBundleFile = join(dist, 'help.cjs');
+const helpCacheFile = join(dist, 'help.cjs.cache');
 const MAGIC = 0x53564331; // "SVC1"
 const HEADER = 12;
 
-/** The bundle's bytes (the build keeps it ASCII, so latin1 reads it exactly and V8 keeps a one-byte string). */
-function readBundle() {
-  return readFileSync(bundleFile);
+/** A bundle's bytes (the build keeps it ASCII, so latin1 reads it exactly and V8 keeps a one-byte string). */
+function readBundle(file = bundleFile) {
+  return readFileSync(file);
 }
 
 /**
@@ -69,49 +71,73 @@ function unpackCache(bundle, file) {
   return file.readUInt32BE(8) === crc32(data) ? data : undefined;
 }
 
-/** The bundle's exports, compiled with `cachedData` when given; the Script can make a new cache. */
-function loadBundle(bundle, cachedData, filename = bundleFile) {
+/** A bundle's exports, compiled with `cachedData` when given; the Script can make a new cache. */
+function loadBundle(bundle, cachedData, filename = bundleFile, file = bundleFile) {
   // The bundle is the CommonJS wrapper function itself (see scripts/build.mjs).
   const script = new Script(bundle.toString("latin1"), { filename, ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} };
   // This module's require serves the bundle: Node's built-ins, and packages from the same node_modules
   // (the build names the one file it requires by a relative path from the bundle's folder).
-  script.runInThisContext().call(module.exports, module.exports, require, module, bundleFile, dist);
+  script.runInThisContext().call(module.exports, module.exports, require, module, file, dist);
   return { exports: module.exports, script };
 }
 
-/** Help (no arguments, `help …`, `-h`, `--help`) has a cache of its own: the help path compiles little else. */
+/** Help (no arguments, `help …`, `-h`, `--help`) runs in the help build, with a cache of its own. */
 function isHelp(argv) {
   return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
 }
 
-function readCache(argv) {
+/** The help build's answer to "run this with the whole program" (src/cli/help-build.ts). */
+const NEEDS_FULL_BUILD = -1;
+
+function readCache(file) {
   try {
-    return readFileSync(isHelp(argv) ? helpCacheFile : cacheFile);
+    return readFileSync(file);
   } catch {
     return undefined;
   }
 }
 
-function run(argv) {
-  let bundle;
-  try {
-    bundle = readBundle();
-  } catch (err) {
-    // A clone before its first build (or a damaged install): say what to do, not a stack trace.
-    const fix = err && err.code === 'ENOENT' ? 'svc is not built yet: run `npm run build` in its folder (npm test and npm run demo build too)' : `reinstall svc or run \`npm run build\``;
-    process.stderr.write(`svc: cannot read ${bundleFile} (${(err && err.code) || 'error'}); ${fix}\n`);
-    process.exitCode = 1;
-    return;
-  }
-  loadBundle(bundle, unpackCache(bundle, readCache(argv)))
-    .exports.main(argv)
-    .then((code) => {
-      process.exitCode = code;
-    });
+/** Runs the command line in one bundle; resolves to its exit code. */
+function runIn(file, cache, argv) {
+  const bundle = readBundle(file);
+  return loadBundle(bundle, unpackCache(bundle, readCache(cache)), file, file).exports.main(argv);
 }
 
-Object.assign(exports, { readBundle, loadBundle, packCache, unpackCache, cacheFile, helpCacheFile, bundleFile });
+function cannotRead(err) {
+  // A clone before its first build (or a damaged install): say what to do, not a stack trace.
+  const fix = err && err.code === 'ENOENT' ? 'svc is not built yet: run `npm run build` in its folder (npm test and npm run demo build too)' : `reinstall svc or run \`npm run build\``;
+  process.stderr.write(`svc: cannot read ${bundleFile} (${(err && err.code) || 'error'}); ${fix}\n`);
+  process.exitCode = 1;
+}
+
+function run(argv) {
+  let ran;
+  try {
+    // Help goes to the help build, unless it is missing (then the whole program answers, slower, the same).
+    ran = isHelp(argv) ? runIn(helpBundleFile, helpCacheFile, argv).catch(() => NEEDS_FULL_BUILD) : undefined;
+  } catch {
+    ran = undefined;
+  }
+  Promise.resolve(ran).then((code) => {
+    if (code !== undefined && code !== NEEDS_FULL_BUILD) {
+      process.exitCode = code;
+      return;
+    }
+    let full;
+    try {
+      full = runIn(bundleFile, cacheFile, argv);
+    } catch (err) {
+      cannotRead(err);
+      return;
+    }
+    full.then((c) => {
+      process.exitCode = c;
+    });
+  });
+}
+
+Object.assign(exports, { readBundle, loadBundle, packCache, unpackCache, cacheFile, helpCacheFile, bundleFile, helpBundleFile });
 
 /** `svc --version --verbose` (in either order, or `-Vv`): the long form, `svc version`. */
 function isVerboseVersion(argv) {

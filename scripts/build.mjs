@@ -141,8 +141,25 @@ await build({
   logLevel: 'warning',
 });
 
-const bundled = await build({
-  entryPoints: { svc: 'src/cli/main.ts' },
+// The help build (src/cli/help-build.ts): the same program, with every module it loads lazily left out but
+// those the help paths load (below); a left-out module is a stand-in that throws, which sends the command line
+// to the whole program. test/cli/help-build.test.ts runs every help path in it.
+const HELP_MODULES = /\/src\/(cli\/(run|program|help-topics)|errors|http\/startup-trust|util\/io-error|filter\/help)\.[jt]s$/;
+const helpOnly = {
+  name: 'help-only',
+  setup(b) {
+    b.onResolve({ filter: /^\./ }, (args) =>
+      args.kind === 'dynamic-import' && !HELP_MODULES.test(join(args.resolveDir, args.path)) ? { path: join(args.resolveDir, args.path), namespace: 'svc-left-out' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'svc-left-out' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`the help build does not hold ${args.path.slice(root.length)}`)}), { code: 'SVC_FULL_BUILD' });`,
+      loader: 'js',
+    }));
+  },
+};
+
+const bundleOf = (name, help) => build({
+  entryPoints: { [name]: 'src/cli/main.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -154,6 +171,7 @@ const bundled = await build({
     SVC_VERSION: JSON.stringify(pkg.version),
     SVC_COMMIT: JSON.stringify(commit),
     SVC_CONF_BUNDLE: JSON.stringify(`./${CONF_BUNDLE}`),
+    SVC_HELP_BUILD: JSON.stringify(help),
     // The modules that find files beside themselves (conf's bundle, native addons, bin/svc.js) get the bundle's URL.
     'import.meta.url': '__svcModuleUrl',
   },
@@ -162,7 +180,7 @@ const bundled = await build({
   // import.meta.url becomes a call made only where it is read (pathToFileURL costs ~0.3 ms at every start otherwise).
   banner: { js: '(function (exports, require, module, __filename, __dirname) { let __svcUrl; const __svcModuleUrl = () => (__svcUrl ??= require("node:url").pathToFileURL(__filename).href);' },
   footer: { js: '})' },
-  plugins: [lazyChildProcessForCommander, sandboxApart, oauthApart, catalogueApart],
+  plugins: [lazyChildProcessForCommander, sandboxApart, oauthApart, catalogueApart, ...(help ? [helpOnly] : [])],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
@@ -171,9 +189,15 @@ const bundled = await build({
   // its jq.wasm beside its jq.js. Listed so that an import of it would stay out of the bundle (bundled, its glue
   // would look for jq.wasm in dist/).
   external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned', 'jq-web'],
+  // Whitespace and syntax minified, names kept (stack traces and error names read as in the source): every
+  // start reads the bundle, copies it into a V8 string and checks its CRC-32, in proportion to its size.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: false,
   logLevel: 'warning',
   write: false,
 });
+const bundled = { outputFiles: [...(await bundleOf('svc', false)).outputFiles, ...(await bundleOf('help', true)).outputFiles] };
 // A script compiled by node:vm cannot import() (Node 20 needs --experimental-vm-modules
 // for that), and the bundle's only dynamic imports left are of Node's built-in
 // modules: require them instead (their exports are the same object).
@@ -203,7 +227,6 @@ for (const file of bundled.outputFiles) {
 // throwaway local server that answers like the service) so their functions
 // are in it, then save it.
 const shim = createRequire(import.meta.url)('../bin/svc.js');
-const bundleBytes = shim.readBundle();
 const server = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk) => (body += chunk));
@@ -231,9 +254,10 @@ const deps = (tty) => ({
 // from a load of its own (under a name of its own, so that V8 does not hand the second load the first's
 // compiled code); V8 takes a cache for the source whatever the name.
 const kinds = [
-  ['help', shim.helpCacheFile, [[['--help'], false], [['accounts', '--help'], false]]],
+  ['help', shim.helpBundleFile, shim.helpCacheFile, [[['--help'], false], [['accounts', '--help'], false]]],
   [
     'commands',
+    shim.bundleFile,
     shim.cacheFile,
     [
       [['describe', 'accounts'], true],
@@ -247,8 +271,9 @@ const kinds = [
   ],
 ];
 try {
-  for (const [kind, file, runs] of kinds) {
-    const { exports: bundle, script } = shim.loadBundle(bundleBytes, undefined, `${shim.bundleFile}?${kind}`);
+  for (const [kind, bundleFile, file, runs] of kinds) {
+    const bundleBytes = shim.readBundle(bundleFile);
+    const { exports: bundle, script } = shim.loadBundle(bundleBytes, undefined, `${bundleFile}?${kind}`, bundleFile);
     for (const [argv, tty] of runs) {
       const code = await bundle.run(argv, deps(tty));
       if (code !== 0) throw new Error(`build: warming the ${kind} code cache, svc ${argv.join(' ')} exited ${code}: ${errors}`);

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Deps, InStream, ProcessControl } from './deps.js';
-import { lazyOutput } from './stdout.js';
+import type { OutStream } from '../output/io.js';
+import { isHelpBuild, NEEDS_FULL_BUILD } from './help-build.js';
+import { holdOutputs, lazyOutput } from './stdout.js';
 
 /**
  * The version baked in at build time, as src/version.ts has it; read here
@@ -49,10 +51,10 @@ const stdout = lazyOutput(1, stdoutStream);
 const stderr = lazyOutput(2, () => process.stderr);
 
 /** The real Deps: the only place svc touches `process`. */
-export function processDeps(): Deps {
+export function processDeps(outputs: { stdout: OutStream; stderr: OutStream } = { stdout, stderr }): Deps {
   return {
-    stdout,
-    stderr,
+    stdout: outputs.stdout,
+    stderr: outputs.stderr,
     stdin: stdinStream(),
     env: process.env,
     now: () => Date.now(),
@@ -238,7 +240,11 @@ async function runCommand(argv: readonly string[]): Promise<number> {
     import('../http/startup-trust.js'),
   ]);
   noteStartupExtraCa(process.env.NODE_EXTRA_CA_CERTS);
-  const code = await run(argv, processDeps());
+  // The help build prints nothing before it knows it can finish (help-build.ts).
+  const held = isHelpBuild ? holdOutputs(stdout, stderr) : undefined;
+  const code = await run(argv, processDeps(held));
+  if (code === NEEDS_FULL_BUILD) return code;
+  held?.release();
   // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
   // nobody reads, a FIFO nobody opened) must not keep the process alive.
   if (code === ExitCode.interrupted) process.exit(code);

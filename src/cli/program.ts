@@ -5,7 +5,7 @@
  * completion needs it): their verbs are added by a preSubcommand hook, so
  * commander alone parses the command line, combined short flags included.
  */
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
 import { commands } from '../commands/index.js';
 import { allows, recordVerbs } from '../commands/records/verbs.js';
@@ -16,6 +16,7 @@ import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './comm
 import { createContext } from './context.js';
 import { cliCommands, type CommandTree } from './cli-commands.js';
 import type { Deps } from './deps.js';
+import { FullBuildNeeded, isHelpBuild } from './help-build.js';
 import { firstCommandWord, globalOptionSpecs, toGlobals } from './globals.js';
 
 /** Commander's Command, tagging its usage errors with the command path for the hint. */
@@ -108,6 +109,32 @@ function groupSummary(f: ResourceFamily): string {
   return f.access === 'read-write' ? f.title : `${f.title} (${f.access})`;
 }
 
+/** The heading the record families are listed under in the root help. */
+const RESOURCE_GROUP = 'Resource commands:';
+
+/**
+ * The root help lists these families under RESOURCE_GROUP, laid out by commander's own help (the same
+ * width, wrapping and styles) as if each were a group of its own: the output is the same (a test compares).
+ */
+function listFamilies(root: Command, listed: readonly ResourceFamily[]): void {
+  const terms = listed.map((f) => f.name);
+  root.configureHelp({
+    padWidth(cmd: Command, helper: Help): number {
+      const width = Help.prototype.padWidth.call(this, cmd, helper);
+      return cmd === root ? Math.max(width, ...terms.map((t) => helper.displayWidth(helper.styleSubcommandTerm(t)))) : width;
+    },
+    formatHelp(cmd: Command, helper: Help): string {
+      const text = Help.prototype.formatHelp.call(this, cmd, helper);
+      if (cmd !== root) return text;
+      const width = helper.padWidth(cmd, helper);
+      const items = listed.map((f, i) =>
+        helper.formatItem(helper.styleSubcommandTerm(terms[i] as string), width, helper.styleSubcommandDescription(groupSummary(f)), helper),
+      );
+      return [text, ...helper.formatItemList(RESOURCE_GROUP, items, helper)].join('\n');
+    },
+  });
+}
+
 /** The program and what it needs beyond commander: adding a family's verbs on demand. */
 export type Program = CommandTree;
 
@@ -139,6 +166,8 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   // eslint-disable-next-line prefer-const
   let program: Program;
   const runner: Runner = async (spec, args, self) => {
+    // The help build runs `svc help` only; any other command runs in the whole program (help-build.ts).
+    if (isHelpBuild && spec.name !== 'help') throw new FullBuildNeeded(`the body of '${commandPath(self)}'`);
     const ctx = createContext(deps, toGlobals(self.optsWithGlobals()));
     try {
       await spec.run(spec.toOptions({ args: args as (string | string[] | undefined)[], flags: self.opts() }), ctx);
@@ -153,11 +182,19 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   if (!only) for (const spec of [...commands.slice(0, own), ...cliCommands(() => program), ...commands.slice(own)]) addSpec(root, spec, runner, pending);
 
   const handWritten = new Map(root.commands.map((c) => [c.name(), c]));
+  // A line without a command word (`svc`, `svc --help`, `svc -v`) can only print the root help, where a
+  // family is a name and a title: those are listed from the catalogue, without a commander group each
+  // (building and formatting 64 groups was a quarter of `svc --help`'s time).
+  const listed: ResourceFamily[] = [];
   for (const family of only ? [only] : families) {
     // A family may share its name with a hand-written command (the family `resources`
     // and `svc resources`): its verbs then join that command.
     const existing = handWritten.get(family.name);
-    const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup('Resource commands:');
+    if (!existing && argv !== undefined && word === undefined) {
+      listed.push(family);
+      continue;
+    }
+    const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup(RESOURCE_GROUP);
     pending.set(group, () => {
       for (const verb of recordVerbs) {
         const spec = allows(verb, family) ? verb.spec(family) : undefined;
@@ -172,6 +209,7 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
     add();
     return true;
   };
+  if (listed.length > 0) listFamilies(root, listed);
   root.hook('preSubcommand', (_root, sub) => void populate(sub));
   program = { root, populate, populateAll: () => [...pending.keys()].forEach(populate) };
   return program;

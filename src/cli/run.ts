@@ -2,6 +2,7 @@ import type { CommanderError } from 'commander';
 import { ExitCode, SvcError } from '../errors.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
+import { isFullBuildNeeded, NEEDS_FULL_BUILD } from './help-build.js';
 
 function isCommanderError(err: unknown): err is CommanderError {
   const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
@@ -46,6 +47,8 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     await root.parseAsync([...argv], { from: 'user' });
     return ExitCode.ok;
   } catch (err) {
+    // Nothing has been done or printed: bin/svc.js runs the line again with the whole program.
+    if (isFullBuildNeeded(err)) return NEEDS_FULL_BUILD;
     if (isCommanderError(err)) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
       // A group run without a verb: commander has printed its help on stderr.

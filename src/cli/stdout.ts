@@ -66,3 +66,45 @@ export function lazyOutput(fd: number, stream: () => OutStream): OutStream {
     },
   };
 }
+
+/** Streams whose writes are held, in order across both, until `release` writes them (or they are dropped). */
+export interface HeldOutputs {
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  /** Writes what was held, in the order it came, and lets later writes through. */
+  release(): void;
+}
+
+/**
+ * What a command line prints, held until it has run: the help build (help-build.ts) hands a line it cannot
+ * finish to the whole program, which must be the first to print anything. Help is a few kilobytes.
+ */
+export function holdOutputs(stdout: OutStream, stderr: OutStream): HeldOutputs {
+  let queue: [OutStream, string | Uint8Array][] | undefined = [];
+  const held = (out: OutStream): OutStream => ({
+    write: (chunk) => (queue ? (queue.push([out, chunk]), true) : out.write(chunk)),
+    once: (event, listener) => out.once?.(event, listener),
+    removeListener: (event, listener) => out.removeListener?.(event, listener),
+    get writableErrored() {
+      return out.writableErrored;
+    },
+    get destroyed() {
+      return out.destroyed;
+    },
+    get isTTY() {
+      return out.isTTY;
+    },
+    get columns() {
+      return out.columns;
+    },
+  });
+  return {
+    stdout: held(stdout),
+    stderr: held(stderr),
+    release() {
+      const pending = queue ?? [];
+      queue = undefined;
+      for (const [out, chunk] of pending) out.write(chunk);
+    },
+  };
+}

@@ -101,7 +101,7 @@ describe('npm pack on a fresh clone', () => {
   it('builds dist/ first and packs the bundle, completions and LICENSE: no source maps, no sources', () => {
     expect(packed.distBefore).toBe(false);
     const files = packed.files;
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/svc.js', 'bin/package.json', 'dist/svc.cjs', 'dist/svc.cjs.cache', 'dist/svc.cjs.help.cache', 'dist/sandbox.cjs', 'dist/catalogue.json', 'completions/svc.bash']) {
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/svc.js', 'bin/package.json', 'dist/svc.cjs', 'dist/svc.cjs.cache', 'dist/help.cjs', 'dist/help.cjs.cache', 'dist/sandbox.cjs', 'dist/catalogue.json', 'completions/svc.bash']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);

@@ -1,9 +1,11 @@
 /**
- * bin/svc.js, the shim that loads the bundle through its V8 code cache: a
+ * bin/svc.js, the shim that loads a bundle through its V8 code cache: a
  * cache that is damaged, missing, or made for another bundle must change
  * nothing a user sees (V8 itself checks only the source's length, and may
  * crash on damaged data), and `--version`, answered by the shim, must fail
- * in words like any other output.
+ * in words like any other output. Help runs in the help build (dist/help.cjs,
+ * src/cli/help-build.ts), which hands a line it cannot finish to the whole
+ * program without having printed anything.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +19,13 @@ let copy = '';
 
 /** A copy of the installed svc (bin, dist, package.json) whose files a test may damage. */
 beforeAll(() => {
-  for (const cache of ['svc.cjs.cache', 'svc.cjs.help.cache']) expect(existsSync(join(root, 'dist', cache)), `dist/${cache} is missing: run \`npm run build\``).toBe(true);
+  for (const cache of ['svc.cjs.cache', 'help.cjs', 'help.cjs.cache']) expect(existsSync(join(root, 'dist', cache)), `dist/${cache} is missing: run \`npm run build\``).toBe(true);
   copy = mkdtempSync(join(tmpdir(), 'svc-shim-'));
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
+const pick = (r: { status: number | null; stdout: string }) => ({ status: r.status, stdout: r.stdout });
 const svc = (args: string[], shell?: string, env: Record<string, string> = {}) =>
   spawnSync(shell ? 'sh' : process.execPath, shell ? ['-c', shell] : [join(copy, 'bin', 'svc.js'), ...args], {
     encoding: 'utf8',
@@ -39,7 +42,7 @@ const checks = [
 describe('the shim and its code cache', () => {
   // Help has a cache of its own; every other command line the other.
   it.each(([
-    ['svc.cjs.help.cache', ['--help']],
+    ['help.cjs.cache', ['--help']],
     ['svc.cjs.cache', ['describe', 'accounts']],
   ] as const).flatMap(([name, argv]) => checks.map(([how, env]) => [name, how, argv, env] as const)))('answers the same with a damaged, empty, missing or foreign %s as with its own (checked by %s)', (name, _how, argv, env) => {
     const cacheFile = join(copy, 'dist', name);
@@ -51,7 +54,7 @@ describe('the shim and its code cache', () => {
       b.write('ABCDEFGH', Math.min(offset, b.length - 8), 'latin1');
       return b;
     };
-    const other = readFileSync(join(copy, 'dist', name === 'svc.cjs.cache' ? 'svc.cjs.help.cache' : 'svc.cjs.cache'));
+    const other = readFileSync(join(copy, 'dist', name === 'svc.cjs.cache' ? 'help.cjs.cache' : 'svc.cjs.cache'));
     for (const [what, bytes] of [
       ...[20, 20_000, 100_000, 200_000, good.length - 100].map((o) => [`8 bytes overwritten at ${o}`, damaged(o)] as const),
       ['truncated', good.subarray(0, good.length >> 1)],
@@ -71,10 +74,10 @@ describe('the shim and its code cache', () => {
     // What the shim does, in a process of its own: unpack each cache for the bundle and compile with it.
     const probe = `const shim = require(${JSON.stringify(join(copy, 'bin', 'svc.js'))});
       const { readFileSync } = require('node:fs'); const { Script } = require('node:vm');
-      const bundle = shim.readBundle();
-      console.log(JSON.stringify([shim.cacheFile, shim.helpCacheFile].map((file) => {
-        const data = shim.unpackCache(bundle, readFileSync(file));
-        return data ? new Script(bundle.toString('latin1'), { filename: shim.bundleFile, cachedData: data }).cachedDataRejected : 'refused';
+      console.log(JSON.stringify([[shim.bundleFile, shim.cacheFile], [shim.helpBundleFile, shim.helpCacheFile]].map(([file, cache]) => {
+        const bundle = shim.readBundle(file);
+        const data = shim.unpackCache(bundle, readFileSync(cache));
+        return data ? new Script(bundle.toString('latin1'), { filename: file, cachedData: data }).cachedDataRejected : 'refused';
       })));`;
     const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
     expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: '[false,false]\n', stderr: '' });
@@ -96,16 +99,52 @@ describe('the shim and its code cache', () => {
     }
   });
 
-  it('runs the bundle as it is, not the code a cache was made from (same length, other text)', () => {
-    const bundle = join(copy, 'dist', 'svc.cjs');
+  it.each([
+    ['help.cjs', ['--help'], 'print the version'],
+    ['svc.cjs', ['describe', 'accounts', '-o', 'table'], 'Read permission'],
+  ])('runs %s as it is, not the code a cache was made from (same length, other text)', (name, argv, marker) => {
+    const bundle = join(copy, 'dist', name);
     const text = readFileSync(bundle, 'latin1');
-    expect(text).toContain('print the version');
-    writeFileSync(bundle, text.replaceAll('print the version', 'PRINT THE VERSION'), 'latin1');
+    const to = marker.toUpperCase();
+    expect(text.includes(marker), `${name} holds '${marker}'`).toBe(true);
+    writeFileSync(bundle, text.replaceAll(marker, to), 'latin1');
     try {
-      expect(svc(['--help']).stdout).toContain('PRINT THE VERSION');
+      expect(svc([...argv]).stdout).toContain(to);
     } finally {
       writeFileSync(bundle, text, 'latin1');
     }
+  });
+
+  it('answers help with the whole program when the help build is missing or unreadable', () => {
+    const expected = svc(['accounts', '--help']);
+    const help = join(copy, 'dist', 'help.cjs');
+    const text = readFileSync(help);
+    for (const damage of ['missing', 'not JavaScript'] as const) {
+      if (damage === 'missing') rmSync(help);
+      else writeFileSync(help, 'this is not ( JavaScript');
+      try {
+        const r = svc(['accounts', '--help']);
+        expect({ damage, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ damage, status: 0, stdout: expected.stdout, stderr: '' });
+      } finally {
+        writeFileSync(help, text);
+      }
+    }
+  });
+
+  // Lines the shim sends to the help build (they hold -h, --help or start with help) that run a command, or
+  // reach a module the help build leaves out: the whole program answers, and nothing is printed twice.
+  it.each([
+    [['--profile', '-h', 'describe', 'accounts'], ['describe', 'accounts']],
+    [['help', '--jq', '.'], undefined],
+    [['accounts', 'count', '--filter', '-h', '--print-request'], undefined],
+  ])('hands `svc %s` to the whole program, printing once', (argv, same) => {
+    const r = svc([...argv]);
+    if (same) expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ ...pick(svc([...same])), stderr: '' });
+    const all = r.stdout + r.stderr;
+    expect(all.length, all).toBeGreaterThan(0);
+    // Nothing twice: no line of the output (a usage line, an error) appears again after itself.
+    expect(all.split('Usage:').length, all).toBeLessThanOrEqual(2);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('svc:')).length, r.stderr).toBeLessThanOrEqual(1);
   });
 
   it('says so when it cannot write the version (a full disk), as for any output', (ctx) => {
