@@ -144,9 +144,19 @@ const RUNTIME_ERROR = /^jq: error \(at [^)]*\)(?::\s*)?/;
 /** The same, anywhere in jq's standard error (an error's message may span lines: error("a\nb")). */
 const RUNTIME_ERRORS = /(?:^|\n)jq: error \(at [^)\n]*\)(?::\s*)?/;
 
+/**
+ * jq's message for `input` with nothing left to read is "break" (jq 1.7's `input` is `first(inputs)`, and
+ * the break escapes): svc hands jq one input, the whole output, or one record with -o ndjson.
+ */
+function explainRuntimeError(message: string): string {
+  return message.trim() === 'break'
+    ? 'no more inputs: svc gives jq one input (the whole output, or each record alone with -o ndjson), so `input` finds nothing; use `.`, or `[inputs]` for none'
+    : message;
+}
+
 /** The message of a run that failed: jq's runtime errors, an input jq could not parse, or what jq wrote. */
 function runtimeMessage(stderr: string): string {
-  const errors = stderr.split(RUNTIME_ERRORS).slice(1);
+  const errors = stderr.split(RUNTIME_ERRORS).slice(1).map(explainRuntimeError);
   if (errors.length) return oneLine(errors.length > 1 ? `${errors[0]} (and ${errors.length - 1} more)` : (errors[0] ?? ''));
   const lines = stderr.split('\n').filter((l) => l.trim());
   const parse = lines.find((l) => l.startsWith('jq: parse error: '));

@@ -90,6 +90,15 @@ describe('--jq', () => {
     expect(r).toEqual({ code: 1, stdout: '', stderr: 'svc: --jq: Cannot index string with string "first"\n' });
   });
 
+  it('`input` with nothing left to read says why, not jq’s bare "break"', async () => {
+    const r = await run(['accounts', 'get', String(ids[0]), '--jq', 'input']);
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: --jq: no more inputs: svc gives jq one input (the whole output, or each record alone with -o ndjson), so `input` finds nothing; use `.`, or `[inputs]` for none\n',
+    });
+  });
+
   it('debug output goes to stderr', async () => {
     const r = await run(['accounts', 'get', String(ids[0]), '--jq', '.ID | debug | tostring']);
     expect(r).toEqual({ code: 0, stdout: `${ids[0]}\n`, stderr: `["DEBUG:",${ids[0]}]\n` });
