@@ -17,8 +17,8 @@
  * The built svc in processes of its own, and a real sandbox over HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { oauthCredential, type GrantStore } from '../../src/auth/oauth/session.js';
@@ -168,6 +168,45 @@ describe('the refresh lock of a browser sign-in', () => {
     const basic = `Basic ${Buffer.from(`svc-cli:${secret()}`).toString('base64')}`;
     const info = await sandbox.call('POST', 'oauth2/v1/introspect', { token: null, headers: { authorization: basic }, form: `token=${stored().refreshToken}` });
     expect(info.json()).toMatchObject({ active: true });
+  });
+
+  // Without the lock, logout revoked the pair it read at its start: a renewal by another svc meanwhile stored a
+  // new pair, which stayed valid (and stored, had the renewal finished after the logout's delete).
+  it('logout waits for a renewal by another svc, then revokes the pair that renewal stored and forgets it', async () => {
+    const grant = await liveGrant();
+    const { configDir, lock, stored } = await signedIn(grant);
+    const basic = `Basic ${Buffer.from(`svc-cli:${secret()}`).toString('base64')}`;
+    const active = async (token: string): Promise<boolean> =>
+      (await sandbox.call('POST', 'oauth2/v1/introspect', { token: null, headers: { authorization: basic }, form: `token=${token}` })).json<{ active: boolean }>().active;
+    // "Another svc" holds the refresh lock, as a renewal does.
+    const { default: lockfile } = await import('proper-lockfile');
+    mkdirSync(dirname(lock), { recursive: true });
+    const release = await lockfile.lock(lock.replace(/\.lock$/, ''), { realpath: false, stale: 10_000, onCompromised: () => undefined });
+    const out = svcProcess(configDir, ['logout']);
+    await new Promise<void>((resolve) =>
+      out.child.stderr!.on('data', () => {
+        if (out.stderrText().includes('waiting for another svc that is renewing this sign-in')) resolve();
+      }),
+    );
+    // The renewal: the service rotates the pair, and the new one is stored before the lock is let go.
+    const renewed = await sandbox.call('POST', 'oauth2/v1/token', { token: null, headers: { authorization: basic }, form: `grant_type=refresh_token&refresh_token=${grant.refreshToken}` });
+    expect(renewed.status, renewed.text).toBe(200);
+    const next = renewed.json<{ access_token: string; refresh_token: string }>();
+    const file = join(configDir, PLAIN_FILE_NAME);
+    const entries = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    entries['profile:sb/token'] = JSON.stringify({ ...grant, accessToken: next.access_token, refreshToken: next.refresh_token, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    writeFileSync(file, JSON.stringify(entries), { mode: 0o600 });
+    expect(await active(next.refresh_token)).toBe(true);
+    await release();
+    const r = await out.closed;
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 0,
+      stderr: 'svc: waiting for another svc that is renewing this sign-in\nsigned out of sb: the browser sign-in was revoked\n',
+    });
+    expect(await active(next.refresh_token)).toBe(false);
+    expect(await active(next.access_token)).toBe(false);
+    expect(stored()).toEqual({});
+    expect(existsSync(lock)).toBe(false);
   });
 
   // request() starts its deadline timer before asking the credential for a token; a renewal that fails there

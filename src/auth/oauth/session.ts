@@ -63,6 +63,28 @@ const LOCK_RETRIES = { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500
 /** A lock not touched for this long is a crashed holder's (proper-lockfile renews its own every half of it). */
 export const LOCK_STALE_MS = 10_000;
 
+/**
+ * Takes the lock that serialises what changes a target's sign-in (a refresh, a logout) across processes,
+ * waiting for another holder (`onWait` is told once when it must); resolves to its release.
+ */
+export async function takeRefreshLock(lockFile: string, opts: { staleMs?: number; onWait?: () => void } = {}): Promise<() => Promise<void>> {
+  const libs = await oauthLibs();
+  // proper-lockfile's default onCompromised throws from a timer, which would end svc with a stack trace; the work goes on.
+  const options = { realpath: false, stale: opts.staleMs ?? LOCK_STALE_MS, onCompromised: () => undefined };
+  try {
+    mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+    try {
+      return await libs.lockfile.lock(lockFile, { ...options, retries: 0 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      opts.onWait?.();
+      return await libs.lockfile.lock(lockFile, { ...options, retries: LOCK_RETRIES });
+    }
+  } catch (err) {
+    throw new AuthError(`could not take the refresh lock ${lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
+  }
+}
+
 export function oauthCredential(input: OAuthSessionInput): BearerCredential & { grant(): OAuthGrant } {
   let grant = input.grant;
   const fresh = (g: OAuthGrant): boolean => g.expiresAt - input.now() / 1000 > RENEW_BEFORE_SECONDS;
@@ -73,19 +95,7 @@ export function oauthCredential(input: OAuthSessionInput): BearerCredential & { 
 
   async function refresh(stale: string): Promise<string> {
     const libs = await oauthLibs();
-    let release: () => Promise<void>;
-    try {
-      mkdirSync(dirname(input.lockFile), { recursive: true, mode: 0o700 });
-      release = await libs.lockfile.lock(input.lockFile, {
-        realpath: false,
-        stale: input.lockStaleMs ?? LOCK_STALE_MS,
-        retries: LOCK_RETRIES,
-        // proper-lockfile's default throws from a timer, which would end svc with a stack trace; the refresh goes on.
-        onCompromised: () => undefined,
-      });
-    } catch (err) {
-      throw new AuthError(`could not take the refresh lock ${input.lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
-    }
+    const release = await takeRefreshLock(input.lockFile, input.lockStaleMs === undefined ? {} : { staleMs: input.lockStaleMs });
     let released: Promise<void> | undefined;
     const releaseOnce = (): Promise<void> => (released ??= release().catch(() => undefined));
     try {

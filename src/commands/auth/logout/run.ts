@@ -11,17 +11,35 @@ import { createPlainFileStore } from '../../../auth/plain-file.js';
 import { accountName, KeychainUnavailableError, type CredentialStore } from '../../../auth/store.js';
 import type { NoOptions } from '../../../cli/command.js';
 import { keychainOf, plainStoreOf, type Connection } from '../../../cli/connection.js';
+import { refreshLockFile } from '../../../cli/oauth-credential.js';
 import type { Context } from '../../../cli/context.js';
 
-/** Revokes a browser sign-in's tokens; the sentence to say, and a warning when the service did not revoke them. */
+/**
+ * Revokes a browser sign-in's tokens and forgets them, holding the refresh lock: another svc renewing the
+ * sign-in meanwhile is waited for, and the tokens it stored are the ones revoked (a renewal after this finds
+ * nothing stored and says so). The sentence to say, and a warning when the service did not revoke them.
+ */
 async function endBrowserSignIn(ctx: Context, conn: Connection): Promise<string> {
-  const grant = conn.oauth!.grant();
-  const store = conn.token?.source === 'keychain' ? await keychainOf(ctx.deps) : createPlainFileStore(ctx.deps.configDir, () => undefined);
-  const secret = ctx.deps.env.SVC_CLIENT_SECRET || (await store.get(accountName(conn.target.key, 'clientsecret')));
-  const { revokeGrant } = await import('../../../auth/oauth/revoke.js');
-  const problem = await revokeGrant(conn.client, grant, secret);
-  if (problem) ctx.deps.stderr.write(`svc: warning: ${problem}; they end by themselves (the access token within the hour)\n`);
-  return problem ? 'the browser sign-in was forgotten here' : 'the browser sign-in was revoked';
+  const { deps } = ctx;
+  const store = conn.token?.source === 'keychain' ? await keychainOf(deps) : createPlainFileStore(deps.configDir, () => undefined);
+  const account = accountName(conn.target.key, 'token');
+  const [{ revokeGrant }, { takeRefreshLock }] = await Promise.all([import('../../../auth/oauth/revoke.js'), import('../../../auth/oauth/session.js')]);
+  const release = await takeRefreshLock(refreshLockFile(deps.configDir, conn.target.key), {
+    onWait: () => void deps.stderr.write('svc: waiting for another svc that is renewing this sign-in\n'),
+  });
+  try {
+    const stored = await store.get(account);
+    const grant = stored === undefined ? undefined : parseGrant(stored);
+    // Signed out meanwhile by another svc: nothing left to revoke.
+    if (!grant) return 'the browser sign-in was already forgotten here';
+    const secret = deps.env.SVC_CLIENT_SECRET || (await store.get(accountName(conn.target.key, 'clientsecret')));
+    const problem = await revokeGrant(conn.client, grant, secret);
+    if (problem) deps.stderr.write(`svc: warning: ${problem}; they end by themselves (the access token within the hour)\n`);
+    await store.delete(account);
+    return problem ? 'the browser sign-in was forgotten here' : 'the browser sign-in was revoked';
+  } finally {
+    await release();
+  }
 }
 
 /** Whether the store's entry is a damaged browser sign-in; false when the store has none or cannot be read. */
