@@ -15,55 +15,68 @@ export interface CsvRecord {
   readonly problem?: string;
 }
 
-/** The records of a CSV text (the header is the first), in order. */
+/** How many line feeds text[from, to) holds. */
+function lineFeeds(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) n++;
+  return n;
+}
+
+/**
+ * The records of a CSV text (the header is the first), in order. A value is cut out of the text in slices
+ * (between quotes, up to a delimiter or line end), never built a character at a time: a 50 MB value is one
+ * slice, not fifty million appends.
+ */
 export function* csvRecords(text: string, delimiter: string): Generator<CsvRecord> {
   const len = text.length;
+  // A delimiter is one character; anything longer never matches, as before.
+  const delim = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
   let i = 0;
   let line = 1;
   while (i < len) {
     const startLine = line;
     const cells: string[] = [];
-    let cell = '';
     let problem: string | undefined;
-    let ended = false;
-    while (!ended) {
-      if (text[i] === '"') {
+    for (;;) {
+      let cell = '';
+      if (text.charCodeAt(i) === 0x22) {
         // A quoted value: up to the closing quote, "" standing for one quote.
         i++;
         let closed = false;
         while (i < len) {
-          const ch = text[i] as string;
-          if (ch === '"') {
-            if (text[i + 1] === '"') {
-              cell += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            closed = true;
-            break;
+          const quote = text.indexOf('"', i);
+          const end = quote === -1 ? len : quote;
+          line += lineFeeds(text, i, end);
+          cell += text.slice(i, end);
+          i = end;
+          if (quote === -1) break;
+          if (text.charCodeAt(quote + 1) === 0x22) {
+            cell += '"';
+            i = quote + 2;
+            continue;
           }
-          if (ch === '\n') line++;
-          cell += ch;
-          i++;
+          i = quote + 1;
+          closed = true;
+          break;
         }
         if (!closed) problem = `a quoted value opened on line ${startLine} is never closed; close it with "`;
       }
       // The unquoted rest of the value (after a closing quote too, kept as written).
-      while (i < len && text[i] !== delimiter && text[i] !== '\n') {
-        if (text[i] === '\r' && text[i + 1] === '\n') break;
-        cell += text[i];
+      const from = i;
+      while (i < len) {
+        const c = text.charCodeAt(i);
+        if (c === delim || c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) === 0x0a)) break;
         i++;
       }
-      cells.push(cell);
-      cell = '';
-      if (i >= len) ended = true;
-      else if (text[i] === delimiter) i++;
-      else {
-        i += text[i] === '\r' ? 2 : 1;
-        line++;
-        ended = true;
+      cells.push(cell + text.slice(from, i));
+      if (i >= len) break;
+      if (text.charCodeAt(i) === delim) {
+        i++;
+        continue;
       }
+      i += text.charCodeAt(i) === 0x0d ? 2 : 1;
+      line++;
+      break;
     }
     const lastLine = text[i - 1] === '\n' ? line - 1 : line;
     if (cells.length === 1 && cells[0] === '' && problem === undefined) continue; // a blank line
