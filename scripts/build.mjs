@@ -67,6 +67,25 @@ const oauthApart = {
   },
 };
 
+// hyparquet-writer's Thrift writers (page headers, the footer), bundled on their own like the OAuth libraries:
+// only a Parquet export loads them (src/export/parquet/libs.ts).
+const PARQUET_CHUNK = 'chunks/parquet.cjs';
+await build({
+  entryPoints: ['src/export/parquet/libs-source.ts'],
+  outfile: `dist/${PARQUET_CHUNK}`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+const parquetApart = {
+  name: 'parquet-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/libs-source\.js$/ }, (args) => (args.importer.endsWith('/src/export/parquet/libs.ts') ? { path: `./${PARQUET_CHUNK}`, external: true } : undefined));
+  },
+};
+
 // commander requires node:child_process at load, for subcommands that are separate executables,
 // which svc has none of; node:child_process is not in Node's snapshot (~1.5 ms of every start).
 // commander gets it through a stand-in that requires it on first use.
@@ -180,7 +199,7 @@ const bundleOf = (name, help) => build({
   // import.meta.url becomes a call made only where it is read (pathToFileURL costs ~0.3 ms at every start otherwise).
   banner: { js: '(function (exports, require, module, __filename, __dirname) { let __svcUrl; const __svcModuleUrl = () => (__svcUrl ??= require("node:url").pathToFileURL(__filename).href);' },
   footer: { js: '})' },
-  plugins: [lazyChildProcessForCommander, sandboxApart, oauthApart, catalogueApart, ...(help ? [helpOnly] : [])],
+  plugins: [lazyChildProcessForCommander, sandboxApart, oauthApart, parquetApart, catalogueApart, ...(help ? [helpOnly] : [])],
   // Native addons load their .node binaries at run time: keep them out of the bundle. So are
   // the large packages only a rare path needs, which every start would otherwise read and
   // deserialise: undici (only behind a proxy) and selfsigned (only `svc sandbox start --https`).
@@ -188,7 +207,7 @@ const bundleOf = (name, help) => build({
   // resolves its path from the bundle's URL and a worker thread requires it from node_modules, where it finds
   // its jq.wasm beside its jq.js. Listed so that an import of it would stay out of the bundle (bundled, its glue
   // would look for jq.wasm in dist/).
-  external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned', 'jq-web'],
+  external: ['better-sqlite3', '@napi-rs/keyring', 're2', 'conf', 'undici', 'selfsigned', 'jq-web', '@duckdb/node-api'],
   // Whitespace and syntax minified, names kept (stack traces and error names read as in the source): every
   // start reads the bundle, copies it into a V8 string and checks its CRC-32, in proportion to its size.
   minifyWhitespace: true,
@@ -205,18 +224,21 @@ for (const file of bundled.outputFiles) {
   const text = !file.path.endsWith('.cjs')
     ? file.text
     : file.text
-        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs|\.\/chunks\/oauth\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
+        .replace(/\bimport\(("(?:node:[a-z_/]+|selfsigned|\.\/sandbox\.cjs|\.\/chunks\/oauth\.cjs|\.\/chunks\/parquet\.cjs)")\)/g, 'Promise.resolve().then(() => require($1))')
+        // The CommonJS packages kept outside the bundle that load lazily (the sync's databases): as import()
+        // would give them, their exports with `default` the whole module.
+        .replace(/\bimport\(("(?:better-sqlite3|@duckdb\/node-api)")\)/g, 'Promise.resolve().then(() => { const m = require($1); return { ...m, default: m }; })')
         .replace(/\b__svcModuleUrl\b(?! = \(\) =>)/g, '__svcModuleUrl()')
         // bin/svc.js gives the bundle its own require (packages resolve from the same node_modules); the
         // one file the bundle requires by a relative path is named from the bundle's folder.
-        .replace(/require\("\.\/(sandbox\.cjs|chunks\/oauth\.cjs)"\)/g, 'require(__dirname + "/$1")')
+        .replace(/require\("\.\/(sandbox\.cjs|chunks\/oauth\.cjs|chunks\/parquet\.cjs)"\)/g, 'require(__dirname + "/$1")')
         // esbuild escapes strings but leaves comments and regular expressions as written: escaped
         // too, the file is ASCII, which V8 keeps as a one-byte string (half the memory and time).
         .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const code = text.split('\n').filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join('\n');
   if (file.path.endsWith('.cjs') && /(?<![\w$.])import\(\s*["'`]/.test(code)) {
     const left = [...code.matchAll(/.{0,60}(?<![\w$.])import\(\s*["'`].{0,60}/g)].map((m) => m[0]).slice(0, 3).join(' | ');
-    throw new Error(`build: dist/svc.cjs still calls import(); only node: built-ins, selfsigned and the sandbox bundle are turned into require: ${left}`);
+    throw new Error(`build: dist/svc.cjs still calls import(); only node: built-ins, selfsigned, better-sqlite3, @duckdb/node-api, the sandbox bundle and the OAuth and Parquet chunks are turned into require: ${left}`);
   }
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(file.path, text);

@@ -15,6 +15,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { writeFailed } from '../util/io-error.js';
 import { canonicalJson, exportFormats, type ExportRequest, type IdRange } from './plan.js';
+import { isGroupMeta, type GroupMeta } from './parquet/footer.js';
 
 /** The checkpoint format version; another version is refused. */
 export const CHECKPOINT_VERSION = 3;
@@ -23,6 +24,17 @@ export const CHECKPOINT_VERSION = 3;
 export interface RangeState extends IdRange {
   /** The last ID written (the range's start when none). */
   last: number;
+}
+
+/**
+ * A Parquet export's progress beyond the bytes: the row-group limits it cuts
+ * at, and the metadata of the row groups in the partial file (parquet/footer.ts
+ * GroupMeta), from which the footer is written at the end.
+ */
+export interface ParquetProgress {
+  readonly rowGroupRows: number;
+  readonly rowGroupBytes: number;
+  readonly rowGroups: GroupMeta[];
 }
 
 export interface Checkpoint {
@@ -38,6 +50,8 @@ export interface Checkpoint {
   /** sha256 of the partial file's first `bytes` bytes. */
   partialSha256: string;
   readonly startedAt: string;
+  /** Format parquet only. */
+  readonly parquet?: ParquetProgress;
 }
 
 /** `FILE.svc-checkpoint.json` */
@@ -70,7 +84,21 @@ function isWhole(ck: Partial<Checkpoint> & { check?: unknown }): ck is Checkpoin
     typeof req === 'object' && req !== null &&
     typeof req.family === 'string' &&
     exportFormats.includes(req.format) &&
-    Array.isArray(req.columns)
+    Array.isArray(req.columns) &&
+    (req.format === 'parquet') === (ck.parquet !== undefined) &&
+    (req.format !== 'parquet' || (Array.isArray(req.parquet) && req.parquet.length === req.columns.length && isParquetProgress(ck.parquet, req.columns.length)))
+  );
+}
+
+/** Whether a parsed checkpoint's Parquet part is whole: positive limits, row groups as objects, a column list per column. */
+function isParquetProgress(p: unknown, columns: number): boolean {
+  if (typeof p !== 'object' || p === null) return false;
+  const { rowGroupRows, rowGroupBytes, rowGroups } = p as Partial<ParquetProgress>;
+  return (
+    isCount(rowGroupRows) && rowGroupRows > 0 &&
+    isCount(rowGroupBytes) && rowGroupBytes > 0 &&
+    Array.isArray(rowGroups) &&
+    rowGroups.every((g) => isGroupMeta(g, columns))
   );
 }
 

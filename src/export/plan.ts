@@ -6,10 +6,25 @@
 import { createHash } from 'node:crypto';
 
 /** The formats an export writes. */
-export type ExportFormat = 'csv' | 'ndjson' | 'json';
+export type ExportFormat = 'csv' | 'ndjson' | 'json' | 'parquet';
 
 /** The formats `--format` takes, in help order. */
-export const exportFormats: readonly ExportFormat[] = ['csv', 'ndjson', 'json'];
+export const exportFormats: readonly ExportFormat[] = ['csv', 'ndjson', 'json', 'parquet'];
+
+/**
+ * A Parquet column's physical kind, from the catalogue's field type: integers
+ * (IDs, timestamps in Unix seconds, int16/32/64) as INT64, doubles as DOUBLE,
+ * flags (0/1) as BOOLEAN, everything else (text, JSON values, paths the
+ * catalogue does not know) as UTF-8 text, written as the CSV cell would be.
+ */
+export type ParquetKind = 'int64' | 'double' | 'boolean' | 'string';
+
+/** One Parquet column: its name (the CSV header's), kind, and whether it may hold nulls. */
+export interface ParquetColumn {
+  readonly name: string;
+  readonly kind: ParquetKind;
+  readonly nullable: boolean;
+}
 
 /** CSV layout (from the global --no-header, --delimiter and --crlf). */
 export interface CsvLayout {
@@ -44,6 +59,8 @@ export interface ExportRequest {
   readonly format: ExportFormat;
   readonly csv: CsvLayout;
   readonly shard?: Shard;
+  /** The Parquet schema (format parquet only), fixed when the export starts: a resumed run writes the same. */
+  readonly parquet?: readonly ParquetColumn[];
 }
 
 /** JSON with object keys sorted, so equal values give equal text. */
@@ -62,11 +79,14 @@ export function requestKey(asked: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(asked)).digest('hex');
 }
 
+/** At most this many shards. */
+export const MAX_SHARDS = 1000;
+
 /** Parses `--shard K/N` (1 <= K <= N <= 1000). */
 export function parseShard(text: string): Shard | undefined {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   if (!m) return undefined;
   const index = Number(m[1]);
   const count = Number(m[2]);
-  return index >= 1 && count >= 1 && index <= count && count <= 1000 ? { index, count } : undefined;
+  return index >= 1 && count >= 1 && index <= count && count <= MAX_SHARDS ? { index, count } : undefined;
 }

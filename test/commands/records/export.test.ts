@@ -88,10 +88,10 @@ describe('accounts export: options → what the user sees', () => {
   });
 
   it.each([
-    [['--format', 'xml'], "unknown export format 'xml'; choose csv, ndjson or json"],
-    [[], 'export needs a format: --format csv, ndjson or json'],
-    [['--format', 'json', '--shard', '1/2'], '--shard cannot write json (concatenated arrays are not one document); use --format ndjson or csv'],
-    [['--format', 'csv', '--shard', '3/2'], "--shard takes K/N with 1 <= K <= N <= 1000, e.g. 2/4, not '3/2'"],
+    [['--format', 'xml'], "unknown export format 'xml'; choose csv, ndjson, json or parquet"],
+    [[], 'export needs a format: --format csv, ndjson, json or parquet'],
+    [['--format', 'json', '--shard', '1/2'], '--shard cannot write json (concatenated arrays are not one document); use --format ndjson, csv or parquet'],
+    [['--format', 'csv', '--shard', '3/2'], "--shard takes K/N or auto/N with 1 <= K <= N <= 1000, e.g. 2/4 or auto/4, not '3/2'"],
     [['--format', 'csv', '--resume'], '--resume needs --output-file FILE'],
     [['--format', 'csv', '--server-side', '--concurrency', '2'], '--server-side is one request: drop --shard, --concurrency and --resume'],
     [['--output', 'a.csv', '--output-file', 'b.csv'], 'give the file once: --output a.csv and --output-file b.csv'],

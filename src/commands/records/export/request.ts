@@ -7,18 +7,22 @@
 import { extname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
-import { exportFormats, parseShard, type ExportFormat, type ExportRequest } from '../../../export/plan.js';
+import { exportFormats, type ExportFormat, type ExportRequest, type Shard } from '../../../export/plan.js';
+import { parquetColumns } from '../../../export/parquet/schema.js';
+import { resolveShard } from '../../../export/shard-auto.js';
 import { resolveOutput, type OutputTarget } from '../../../export/target.js';
 import { allFields } from '../../../records/columns.js';
 import { queryBody } from '../../../records/query-body.js';
 import { buildFilter, filterMemberOf } from '../filter-flags.js';
 import type { ExportOptions } from './options.js';
 
-const BY_EXTENSION: Readonly<Record<string, ExportFormat>> = { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json' };
+const BY_EXTENSION: Readonly<Record<string, ExportFormat>> = { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json', '.parquet': 'parquet' };
 
 /** Where an export goes and what it writes. */
 export interface Destination {
   readonly format: ExportFormat;
+  /** --shard K/N, or auto/N with K from the job array's index (absent: the whole range). */
+  readonly shard?: Shard;
   /** The file named by --output-file or the global --output FILE (absent: stdout). */
   readonly outputFile?: string;
   /** What that file is (absent: stdout). */
@@ -43,18 +47,22 @@ function formatOf(opts: ExportOptions, ctx: Context, outputFile: string | undefi
   const global = ctx.globals.output;
   const asked = opts.format ?? (isExportFormat(global) ? global : undefined);
   if (isExportFormat(asked)) return asked;
-  if (asked !== undefined && opts.format !== undefined) throw new UsageError(`unknown export format '${asked}'; choose csv, ndjson or json`);
+  if (asked !== undefined && opts.format !== undefined) throw new UsageError(`unknown export format '${asked}'; choose csv, ndjson, json or parquet`);
   const byName = outputFile ? BY_EXTENSION[extname(outputFile).toLowerCase()] : undefined;
   if (byName) return byName;
-  throw new UsageError('export needs a format: --format csv, ndjson or json');
+  throw new UsageError('export needs a format: --format csv, ndjson, json or parquet');
 }
 
 /** The format and the file, with the combinations that cannot work refused before anything is sent. */
 export async function toDestination(opts: ExportOptions, ctx: Context): Promise<Destination> {
   const outputFile = outputFileOf(opts, ctx);
   const format = formatOf(opts, ctx, outputFile);
-  if (opts.shard !== undefined && !parseShard(opts.shard)) throw new UsageError(`--shard takes K/N with 1 <= K <= N <= 1000, e.g. 2/4, not '${opts.shard}'`);
-  if (opts.shard && format === 'json') throw new UsageError('--shard cannot write json (concatenated arrays are not one document); use --format ndjson or csv');
+  const shard = opts.shard !== undefined ? resolveShard(opts.shard, ctx.deps.env) : undefined;
+  if (shard && format === 'json') throw new UsageError('--shard cannot write json (concatenated arrays are not one document); use --format ndjson, csv or parquet');
+  const names = (opts.selected ?? []).map((f) => f.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (format === 'parquet' && twice !== undefined) throw new UsageError(`--fields names the column '${twice}' twice; a Parquet file needs distinct column names (rename one: alias=path)`);
+  if (format === 'parquet' && !outputFile && ctx.deps.stdout.isTTY) throw new UsageError('parquet is binary: write it to a file (--output FILE.parquet) or pipe it');
   if ((opts.resume || opts.manifest) && !outputFile) throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs --output-file FILE`);
   if (opts.serverSide) {
     if (format !== 'csv') throw new UsageError("--server-side writes the service's own csv; use --format csv");
@@ -64,28 +72,30 @@ export async function toDestination(opts: ExportOptions, ctx: Context): Promise<
   if (target && target.kind !== 'file' && (opts.resume || opts.manifest)) {
     throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs a regular file; ${target.given} is ${target.what}, which svc writes straight through`);
   }
-  return { format, ...(outputFile !== undefined ? { outputFile } : {}), ...(target ? { target } : {}) };
+  return { format, ...(shard ? { shard } : {}), ...(outputFile !== undefined ? { outputFile } : {}), ...(target ? { target } : {}) };
 }
 
 /** The export request, and the fingerprint of what was asked (flags as typed) that ties a checkpoint to it. */
-export async function toExportRequest(opts: ExportOptions, ctx: Context, format: ExportFormat): Promise<{ request: ExportRequest; asked: Record<string, unknown> }> {
+export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: Pick<Destination, 'format' | 'shard'>): Promise<{ request: ExportRequest; asked: Record<string, unknown> }> {
+  const { format, shard } = dest;
   const { family } = opts;
   const delimited = ctx.delimited();
   const filter = await buildFilter(family, opts, ctx);
   const filterMember = await filterMemberOf(ctx);
   const fields = opts.selected ? (queryBody({ filterMember, fields: opts.selected }).fields as ExportRequest['fields']) : undefined;
-  const shard = opts.shard ? parseShard(opts.shard) : undefined;
   const csv = { header: delimited.header, delimiter: opts.serverSide ? ';' : delimited.delimiter, eol: delimited.eol };
+  const selected = opts.selected ?? allFields(family);
   const request: ExportRequest = {
     family: family.name,
     filterMember,
     ...(filter ? { filter } : {}),
     ...(opts.search ? { search: opts.search } : {}),
     ...(fields ? { fields } : {}),
-    columns: (opts.selected ?? allFields(family)).map((s) => s.name),
+    columns: selected.map((s) => s.name),
     format,
     csv,
     ...(shard ? { shard } : {}),
+    ...(format === 'parquet' ? { parquet: parquetColumns(family, selected) } : {}),
   };
   // As the flags were typed: an option not given is absent, not empty.
   const given = (values: readonly string[]): readonly string[] | undefined => (values.length ? values : undefined);
@@ -98,7 +108,8 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, format:
     tz: opts.tz,
     fields: opts.fields,
     format,
-    shard: opts.shard,
+    // The shard itself (auto/N resolved): a checkpoint resumed by another task of the array is refused.
+    shard: shard ? `${shard.index}/${shard.count}` : undefined,
     csv,
     filterMember,
   };
@@ -113,7 +124,7 @@ export function commandText(opts: ExportOptions, dest: Destination): string {
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
   if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);
-  if (opts.shard) parts.push(`--shard ${opts.shard}`);
+  if (dest.shard) parts.push(`--shard ${dest.shard.index}/${dest.shard.count}`);
   if (dest.outputFile) parts.push(`--output-file ${q(dest.outputFile)}`);
   return parts.join(' ');
 }

@@ -12,6 +12,7 @@ import type { ExportRequest } from '../../../export/plan.js';
 import type { HttpClient } from '../../../http/client.js';
 import { postQuery, postQueryEach, queryRequest } from '../../../records/query.js';
 import { parseDuration } from '../../../util/duration.js';
+import { parseCount } from '../../../records/query-body.js';
 import type { LockProcesses } from '../../../util/file-lock.js';
 import type { ExportOptions } from './options.js';
 import { exportedNotice } from './render.js';
@@ -53,7 +54,7 @@ export async function runExportCommand(opts: ExportOptions, ctx: Context): Promi
     throw new UsageError(`--jq filters what a command prints, and export writes its rows itself: use '${opts.family.name} query --all --jq …', or pipe 'export -o ndjson' to jq`);
   }
   const dest = await toDestination(opts, ctx);
-  const { request, asked } = await toExportRequest(opts, ctx, dest.format);
+  const { request, asked } = await toExportRequest(opts, ctx, dest);
   if (opts.explain || opts.printRequest) {
     const { pageBody } = await import('../../../export/pager.js');
     const shown = opts.explain ? (request.filter ?? {}) : pageBody({ ...request, idKey: 'ID' }, { after: 0, upTo: null }, 0, opts.pageSize);
@@ -89,6 +90,7 @@ async function clientSide(r: Running, asked: Record<string, unknown>, ctx: Conte
     ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
     resume: opts.resume,
     ...(deps.env.SVC_CHECKPOINT_EVERY ? { checkpointEveryMs: parseDuration(deps.env.SVC_CHECKPOINT_EVERY, 'SVC_CHECKPOINT_EVERY') } : {}),
+    ...(deps.env.SVC_PARQUET_ROW_GROUP ? { rowGroupRows: parseCount('SVC_PARQUET_ROW_GROUP', deps.env.SVC_PARQUET_ROW_GROUP, 1, 1_000_000) } : {}),
     manifest: opts.manifest,
     fetch: (body, each) => postQueryEach(client, opts.family, body, each, signal),
     count: async (body) => (await postQuery<{ count: number }>(client, opts.family, body, signal)).count,
