@@ -13,6 +13,7 @@ import { whoamiSpec } from './auth/whoami/command.js';
 import { describeSpec } from './describe/command.js';
 import { configSpec } from './general/config/command.js';
 import { settingsSpec } from './general/settings/command.js';
+import { syncSpec } from './sync/command.js';
 import { profileGroup } from './profile/command.js';
 import { resourcesSpec } from './resources/command.js';
 import { sandboxGroup } from './sandbox/command.js';
@@ -31,4 +32,5 @@ export const commands: readonly AnySpec[] = [
   settingsSpec,
   versionSpec,
   apiSpec,
+  syncSpec,
 ];

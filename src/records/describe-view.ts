@@ -81,7 +81,7 @@ const fieldColumns: readonly Column[] = [
 
 /** `svc describe <family>`: the family's facts, then one row per field. */
 export function describeFamilyView(family: ResourceFamily): ObjectView {
-  const verbs = verbsOf(family.operations);
+  const verbs = verbsOf(family);
   const details: [string, string][] = [
     ['Resource', `${family.name} (${family.title})`],
     ['Access', family.access],

@@ -46,8 +46,8 @@ describe('shell completion', () => {
 
   it('completes commands, verbs, fields, formats and global flags in bash', () => {
     expect(bashComplete(['svc', 'acc'])).toEqual(['accounts']);
-    expect(bashComplete(['svc', 'accounts', ''])).toEqual(['query', 'count', 'sum', 'export', 'get', 'exists', 'describe', 'create', 'update', 'delete', 'import']);
-    expect(bashComplete(['svc', 'users', ''])).toEqual(['query', 'count', 'sum', 'export', 'get', 'exists', 'describe']);
+    expect(bashComplete(['svc', 'accounts', ''])).toEqual(['query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe', 'create', 'update', 'delete', 'import']);
+    expect(bashComplete(['svc', 'users', ''])).toEqual(['query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe']);
     expect(bashComplete(['svc', 'accounts', 'describe', 'cur'])).toEqual(['currency']);
     expect(bashComplete(['svc', 'describe', 'accounts.ty'])).toEqual(['accounts.type']);
     expect(bashComplete(['svc', 'resources', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv']);
@@ -65,7 +65,7 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
 
   it('completes commands, verbs, formats, field paths and flags', () => {
     expect(fishComplete('svc acc')).toEqual(['accounts']);
-    expect(fishComplete('svc accounts ').sort()).toEqual(['count', 'create', 'delete', 'describe', 'exists', 'export', 'get', 'import', 'query', 'sum', 'update']);
+    expect(fishComplete('svc accounts ').sort()).toEqual(['count', 'create', 'delete', 'describe', 'exists', 'export', 'get', 'import', 'query', 'sum', 'sync', 'update', 'watch']);
     expect(fishComplete('svc -o ')).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
     expect(fishComplete('svc describe accounts.ty')).toEqual(['accounts.type']);
     expect(fishComplete('svc --no')).toEqual(['--no-color', '--no-header', '--no-pager']);

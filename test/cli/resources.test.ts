@@ -13,7 +13,7 @@ describe('svc resources', () => {
     expect(lines).toHaveLength(65);
     expect(lines.find((l) => l.startsWith('accounts '))).toMatch(/^accounts\s+read-write\s+all\s+accounts\s+writable accounts\s+-$/);
     expect(lines.find((l) => l.startsWith('addresses '))).toMatch(/accounts\s+writable accounts\s+account \(accounts\)$/);
-    expect(lines.find((l) => l.startsWith('groups2users '))).toMatch(/admin read-only\s+query,count,sum,export,get,exists\s+admin\s+-/);
+    expect(lines.find((l) => l.startsWith('groups2users '))).toMatch(/admin read-only\s+query,count,sum,export,watch,sync,get,exists\s+admin\s+-/);
     expect(lines.find((l) => l.startsWith('comments '))).toMatch(/none\s+creator only\s+record \(records\)$/);
   });
 

@@ -39,17 +39,18 @@ describe('resource catalogue', () => {
     expect(families.filter((f) => f.access === 'read-write')).toHaveLength(52);
   });
 
-  it('gives the 11 read-only families and binfiles read verbs only', () => {
+  it('gives the 11 read-only families and binfiles read verbs only (binfiles no watch or sync: it has no lastmodified)', () => {
     const readOnly = families.filter((f) => !isWritable(f)).map((f) => f.name);
     expect(readOnly).toHaveLength(12);
     expect(readOnly).toContain('binfiles');
     for (const name of readOnly) {
-      const verbs = verbsOf(family(name).operations);
-      expect(verbs).toEqual(['query', 'count', 'sum', 'export', 'get', 'exists']);
+      const verbs = verbsOf(family(name));
+      // watch and sync follow lastmodified, which binfiles has not.
+      expect(verbs).toEqual(name === 'binfiles' ? ['query', 'count', 'sum', 'export', 'get', 'exists'] : ['query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists']);
       expect(family(name).permissions.write).toBeNull();
     }
-    expect(verbsOf(family('accounts').operations)).toEqual([
-      'query', 'count', 'sum', 'export', 'get', 'exists', 'create', 'update', 'delete', 'import',
+    expect(verbsOf(family('accounts'))).toEqual([
+      'query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'create', 'update', 'delete', 'import',
     ]);
   });
 

@@ -18,4 +18,6 @@ export interface VerbCommand<N extends VerbName = VerbName> {
 export interface RecordVerb extends VerbCommand {
   /** The service operation the verb needs (a family gets the verb when it has it); none: every family. */
   readonly operation?: Operation;
+  /** A field the family must have for the verb (watch and sync: lastmodified). */
+  readonly field?: string;
 }

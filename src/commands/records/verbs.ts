@@ -5,7 +5,7 @@
  * of src/records/verbs.ts; this module gives each its command.
  */
 import type { ResourceFamily } from '../../catalogue/index.js';
-import { verbTable, type VerbName } from '../../records/verbs.js';
+import { familyAllows, verbTable, type VerbName } from '../../records/verbs.js';
 import { countVerb } from './count/command.js';
 import { createVerb } from './create/command.js';
 import { deleteVerb } from './delete/command.js';
@@ -17,7 +17,9 @@ import { importVerb } from './import/command.js';
 import { queryVerb } from './query/command.js';
 import type { RecordVerb, VerbCommand } from './record-verb.js';
 import { sumVerb } from './sum/command.js';
+import { syncVerb } from './sync/command.js';
 import { updateVerb } from './update/command.js';
+import { watchVerb } from './watch/command.js';
 
 /** Each verb's command under its name: the compiler checks there is one per verb of the table, and no other. */
 const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
@@ -25,6 +27,8 @@ const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
   count: countVerb,
   sum: sumVerb,
   export: exportVerb,
+  watch: watchVerb,
+  sync: syncVerb,
   get: getVerb,
   exists: existsVerb,
   describe: describeVerb,
@@ -34,12 +38,12 @@ const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
   import: importVerb,
 };
 
-/** Every verb in help order, with its command and the operation the table gives it. */
+/** Every verb in help order, with its command and the operation (and field) the table gives it. */
 export const recordVerbs: readonly RecordVerb[] = verbTable.map((v): RecordVerb =>
-  'operation' in v ? { ...commands[v.verb], operation: v.operation } : commands[v.verb],
+  'operation' in v ? { ...commands[v.verb], operation: v.operation, ...('field' in v ? { field: v.field } : {}) } : commands[v.verb],
 );
 
-/** True when the family allows the verb. */
+/** True when the family allows the verb (src/records/verbs.ts familyAllows). */
 export function allows(verb: RecordVerb, family: ResourceFamily): boolean {
-  return verb.operation === undefined || family.operations.includes(verb.operation);
+  return familyAllows(verb, family);
 }

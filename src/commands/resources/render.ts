@@ -10,7 +10,7 @@ export function resourcesView(): RecordsView {
     name: f.name,
     title: f.title,
     access: f.access,
-    verbs: verbsOf(f.operations),
+    verbs: verbsOf(f),
     read: f.permissions.read,
     write: f.permissions.write,
     dependsOn: f.dependsOn,

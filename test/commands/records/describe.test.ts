@@ -21,7 +21,7 @@ describe('accounts describe: options → what the user sees', () => {
     expect(JSON.parse(own.stdout)).toMatchObject({ name: 'type' });
     const whole = await run(['accounts', 'describe'], { tty: true });
     expect(whole.stdout).toMatch(/^Resource:\s+accounts \(Accounts\)$/m);
-    expect(whole.stdout).toMatch(/^Verbs:\s+query, count, sum, export, get, exists, create, update, delete, import$/m);
+    expect(whole.stdout).toMatch(/^Verbs:\s+query, count, sum, export, watch, sync, get, exists, create, update, delete, import$/m);
     expect(sandbox().sandbox.hooks.requests).toEqual([]);
   });
 

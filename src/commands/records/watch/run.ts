@@ -1,0 +1,107 @@
+/**
+ * `svc <family> watch`: builds the query as query does, takes the cursor
+ * file's lock and state (or starts afresh: a snapshot, or from --since),
+ * connects, and hands over to the poll loop in src/watch/. Stops cleanly on
+ * SIGINT/SIGTERM (cursor saved, exit 130). When the reader of standard output
+ * goes away, src/cli/main.ts ends the process quietly (exit 0) as for every
+ * command: the cursor file then holds the last poll completed, the state a
+ * crash leaves (nothing missed; that poll's lines may come again).
+ */
+import type { Context } from '../../../cli/context.js';
+import type { Deps } from '../../../cli/deps.js';
+import { InterruptedError, UsageError } from '../../../errors.js';
+import { postQueryEach } from '../../../records/query.js';
+import type { HeldLock, LockProcesses } from '../../../util/file-lock.js';
+import type { WatchState } from '../../../watch/state.js';
+import type { WatchOptions } from './options.js';
+import { commandText, toWatchRequest } from './request.js';
+
+/** Aborts on the first SIGINT or SIGTERM; a repeat (conf re-raises after its cleanup) is absorbed. */
+function interruptSignal(deps: Deps): AbortSignal {
+  const controller = new AbortController();
+  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}`));
+  deps.processes?.onceSignal('SIGINT', on('SIGINT'));
+  deps.processes?.onceSignal('SIGTERM', on('SIGTERM'));
+  return controller.signal;
+}
+
+function lockProcesses(deps: Deps): LockProcesses | undefined {
+  const p = deps.processes;
+  return p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined;
+}
+
+export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise<void> {
+  const { deps } = ctx;
+  const { family } = opts;
+  if (ctx.globals.jq !== undefined) throw new UsageError(`watch writes NDJSON lines as changes come: pipe them to jq ('svc ${family.name} watch | jq …') instead of --jq`);
+  if (ctx.globals.output !== undefined && ctx.globals.output !== 'ndjson') throw new UsageError(`watch writes NDJSON only; drop -o ${ctx.globals.output}`);
+  // --since is checked before anything else happens (a bad date is a usage error, nothing sent).
+  const since = opts.since !== undefined ? (await import('./since.js')).parseSince(opts.since, deps.now(), opts.tz) : null;
+  const req = await toWatchRequest(opts, ctx);
+  const [{ runWatch }, { watchSelection }] = await Promise.all([import('../../../watch/engine.js'), import('../../../watch/selection.js')]);
+  const selection = watchSelection(req.fields);
+  if (opts.explain || opts.printRequest) {
+    const { pageBody } = await import('../../../export/pager.js');
+    const body = pageBody({ ...req.query, ...(selection.fields ? { fields: selection.fields } : {}), idKey: selection.idKey }, { after: 0, upTo: null }, 0, opts.pageSize);
+    deps.stdout.write(`${JSON.stringify(opts.explain ? (req.query.filter ?? {}) : body, null, 2)}\n`);
+    return;
+  }
+  const signal = interruptSignal(deps);
+  const cursor = await openCursor(opts, ctx, req.fingerprint, since);
+  try {
+    const { client } = await ctx.connect({ token: true });
+    if (deps.stderr.isTTY) deps.stderr.write(`svc: watching ${family.name} every ${opts.intervalMs}ms (Ctrl-C to stop)\n`);
+    await runWatch({
+      family: family.name,
+      query: req.query,
+      selection,
+      lagSeconds: opts.lagSeconds,
+      intervalMs: opts.intervalMs,
+      reconcileEvery: opts.reconcileEvery,
+      pageSize: opts.pageSize,
+      once: opts.once,
+      state: cursor.state,
+      fetch: (body, each) => postQueryEach(client, family, body, each, signal),
+      out: deps.stdout,
+      save: cursor.save,
+      onClosed: () => cursor.lock?.release(),
+      signal,
+      warn: (m) => void deps.stderr.write(`svc: ${m}\n`),
+    });
+  } finally {
+    cursor.lock?.release();
+  }
+}
+
+/** Where the watch starts and keeps its state: the cursor file (locked, read or created), or memory only. */
+interface OpenCursor {
+  readonly state: WatchState;
+  readonly save: (state: WatchState) => void;
+  readonly lock?: HeldLock;
+}
+
+/**
+ * Takes the cursor file's lock, then its state (refusing one of another watch, or --since on one in use),
+ * or starts afresh from --since (null: a snapshot); a new file is written at once, so a path that cannot
+ * be written fails before any line goes out.
+ */
+async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonly<Record<string, unknown>>, since: number | null): Promise<OpenCursor> {
+  const { deps } = ctx;
+  const { freshState } = await import('../../../watch/state.js');
+  const file = opts.cursorFile;
+  if (file === undefined) return { state: freshState(since), save: () => undefined };
+  const [{ acquireLock }, { loadCursor, saveCursor }] = await Promise.all([import('../../../util/file-lock.js'), import('../../../watch/cursor-file.js')]);
+  const refusal = (holder: string): string => `another watch with the cursor file ${file} is running (${holder}); stop it first, or give another --cursor-file`;
+  const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcesses(deps), () => deps.now(), refusal);
+  try {
+    const saved = loadCursor(file, opts.family.name, fingerprint);
+    if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${file} holds one already; drop --since to resume it, or remove the file`);
+    const save = (s: WatchState): void => saveCursor(file, opts.family.name, fingerprint, s);
+    const state = saved ?? freshState(since);
+    if (!saved) save(state);
+    return { state, save, lock };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,16 @@
+/** `--since TIME` of `svc <family> watch`: a date as filters take them, or a duration ago (loaded only when given). */
+import { UsageError } from '../../../errors.js';
+import { parseDate } from '../../../filter/dates.js';
+import { parseDuration } from '../../../util/duration.js';
+
+/**
+ * --since: a date or date-time as filters take them (2026-11-01, 2026-11-01T08:30Z, today, now, -2h) or a
+ * duration ago (90m, 2d); answers Unix seconds.
+ */
+export function parseSince(text: string, nowMs: number, tz: string | undefined): number {
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?(ms|s|m|h|d|w)$/.test(trimmed)) return Math.floor((nowMs - parseDuration(trimmed, '--since')) / 1000);
+  const date = parseDate(trimmed, nowMs, tz);
+  if (date.ok) return date.seconds;
+  throw new UsageError(`--since: ${date.message.replace('today or a number of Unix seconds', 'today, now or a duration ago such as 2h')}`);
+}

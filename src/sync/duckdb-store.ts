@@ -1,0 +1,213 @@
+/**
+ * The DuckDB store (@duckdb/node-api, loaded only here, kept out of the
+ * bundle). A page is appended as text into a temporary table, then cast and
+ * merged into the family's table with the state in one transaction: money
+ * becomes DECIMAL(38,10) from the shortest decimal text of the service's
+ * double, so 19.99 is 19.99 exactly.
+ */
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { SvcError } from '../errors.js';
+import type { Row } from '../output/view.js';
+import { cellOf, DELETED_AT, ident, type ColumnKind, type ColumnPlan } from './columns.js';
+import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+
+const TYPES: Readonly<Record<ColumnKind, string>> = {
+  smallint: 'SMALLINT',
+  int: 'INTEGER',
+  bigint: 'BIGINT',
+  bool: 'BOOLEAN',
+  double: 'DOUBLE',
+  money: 'DECIMAL(38,10)',
+  text: 'VARCHAR',
+  json: 'VARCHAR',
+  any: 'VARCHAR',
+};
+
+const STATE_COLUMNS = ['family', 'filter', 'fields', 'keep_deleted', 'columns', 'cursor', 'phase', 'after_id', 'svc_version', 'last_reconcile', 'runs', 'runs_since_reconcile', 'updated_at'];
+
+const STATE_DDL = `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (
+  family VARCHAR PRIMARY KEY, filter VARCHAR NOT NULL, fields VARCHAR NOT NULL, keep_deleted BOOLEAN NOT NULL,
+  columns VARCHAR NOT NULL, cursor BIGINT, phase VARCHAR NOT NULL, after_id BIGINT NOT NULL, svc_version VARCHAR NOT NULL,
+  last_reconcile BIGINT, runs BIGINT NOT NULL, runs_since_reconcile BIGINT NOT NULL, updated_at BIGINT NOT NULL)`;
+
+/** A SQL literal for a state value (numbers, text, null, booleans): the state goes in as plain literals. */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
+    return String(v);
+  }
+  return `'${String(v).replace(/'/g, "''")}'`;
+}
+
+function stateSql(s: SyncState): string {
+  const values = [s.family, s.filter, s.fields, s.keepDeleted, s.columns, s.cursor, s.phase, s.afterId, s.svcVersion, s.lastReconcile, s.runs, s.runsSinceReconcile, s.updatedAt];
+  return `INSERT OR REPLACE INTO ${STATE_TABLE} (${STATE_COLUMNS.join(', ')}) VALUES (${values.map(literal).join(', ')})`;
+}
+
+function num(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+function stateOf(r: Record<string, unknown>): SyncState {
+  return {
+    family: String(r.family),
+    filter: String(r.filter),
+    fields: String(r.fields),
+    keepDeleted: r.keep_deleted === true,
+    columns: String(r.columns),
+    cursor: num(r.cursor),
+    phase: r.phase === 'ready' ? 'ready' : 'initial',
+    afterId: Number(r.after_id),
+    svcVersion: String(r.svc_version),
+    lastReconcile: num(r.last_reconcile),
+    runs: Number(r.runs),
+    runsSinceReconcile: Number(r.runs_since_reconcile),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+/** Text of a cell for the all-text staging table (booleans as true/false, numbers in their shortest round-trip form). */
+function stagedText(kind: ColumnKind, value: unknown): string | null {
+  const cell = cellOf(kind, value);
+  if (cell === null) return null;
+  if (kind === 'bool') return cell === 1 ? 'true' : 'false';
+  return typeof cell === 'number' ? String(cell) : cell;
+}
+
+export async function openDuckDb(path: string): Promise<SyncStore> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  try {
+    // Never fetch or load an extension: DuckDB would download one to read, say, a SQLite file given as .duckdb.
+    instance = await DuckDBInstance.create(path, { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+    conn = await instance.connect();
+    const cols = (await conn.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${STATE_TABLE}' ORDER BY ordinal_position`)).getRowObjectsJS().map((r) => String(r.column_name));
+    if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) {
+      throw new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
+    }
+    await conn.run(STATE_DDL);
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    throw notADatabase(path, 'DuckDB', err);
+  }
+  const c = conn;
+  const all = async (sql: string): Promise<Record<string, unknown>[]> => (await c.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+  /** Runs statements in one transaction; rolled back on any error. */
+  const transaction = async (work: () => Promise<void>): Promise<void> => {
+    await c.run('BEGIN TRANSACTION');
+    try {
+      await work();
+      await c.run('COMMIT');
+    } catch (err) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  };
+  const staged = new Set<string>();
+  /** The temporary all-text table a family's pages are appended to, made once per run. */
+  const stage = async (family: string, columns: readonly ColumnPlan[]): Promise<string> => {
+    const name = `svc_stage_${family}`;
+    if (!staged.has(name)) {
+      await c.run(`CREATE OR REPLACE TEMP TABLE ${ident(name)} (${columns.map((col) => `${ident(col.name)} VARCHAR`).join(', ')})`);
+      staged.add(name);
+    }
+    return name;
+  };
+  const store: SyncStore = {
+    kind: 'duckdb',
+    path,
+    async readState(family) {
+      const rows = await all(`SELECT * FROM ${STATE_TABLE} WHERE family = ${literal(family)}`);
+      return rows[0] ? stateOf(rows[0]) : undefined;
+    },
+    async hasTable(name) {
+      return (await all(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND lower(table_name) = lower(${literal(name)})`)).length > 0;
+    },
+    async create(state, columns, drop) {
+      const table = ident(state.family);
+      const keep = state.keepDeleted ? `, ${ident(DELETED_AT)} BIGINT` : '';
+      const defs = columns.map((col) => `${ident(col.name)} ${TYPES[col.kind]}${col.name === 'ID' ? ' PRIMARY KEY' : ''}`).join(', ');
+      await transaction(async () => {
+        if (drop) await c.run(`DROP TABLE IF EXISTS ${table}`);
+        await c.run(`CREATE TABLE ${table} (${defs}${keep})`);
+        await c.run(stateSql(state));
+      });
+      staged.delete(`svc_stage_${state.family}`);
+    },
+    async upsert(family, columns, rows, state, fresh) {
+      const name = await stage(family, columns);
+      await c.run(`DELETE FROM ${ident(name)}`);
+      const appender = await c.createAppender(name, 'main', 'temp');
+      for (const row of rows) {
+        for (const col of columns) {
+          const text = stagedText(col.kind, row[col.name]);
+          if (text === null) appender.appendNull();
+          else appender.appendVarchar(text);
+        }
+        appender.endRow();
+      }
+      appender.closeSync();
+      const keepDeleted = state?.keepDeleted ?? (await store.readState(family))?.keepDeleted ?? false;
+      const table = ident(family);
+      const cast = columns.map((col) => `CAST(s.${ident(col.name)} AS ${TYPES[col.kind]}) AS ${ident(col.name)}`).join(', ');
+      const names = columns.map((col) => ident(col.name));
+      const done: Upserted = { inserted: 0, updated: 0 };
+      await transaction(async () => {
+        const typed = `(SELECT ${cast} FROM ${ident(name)} s)`;
+        if (!fresh) {
+          const differs = [...names.slice(1).map((n) => `n.${n} IS DISTINCT FROM t.${n}`), ...(keepDeleted ? [`t.${ident(DELETED_AT)} IS NOT NULL`] : [])];
+          const counts = await all(
+            `SELECT count(*) FILTER (WHERE t.ID IS NULL) AS inserted, count(*) FILTER (WHERE t.ID IS NOT NULL AND (${differs.join(' OR ') || 'FALSE'})) AS updated FROM ${typed} n LEFT JOIN ${table} t ON t.ID = n.ID`,
+          );
+          done.inserted = Number(counts[0]?.inserted ?? 0);
+          done.updated = Number(counts[0]?.updated ?? 0);
+        } else done.inserted = rows.length;
+        const sets = [...names.slice(1).map((n) => `${n} = excluded.${n}`), ...(keepDeleted ? [`${ident(DELETED_AT)} = NULL`] : [])];
+        // A first pass writes IDs above every one held (its progress is saved with its data): nothing to merge.
+        const conflict = fresh ? '' : ` ON CONFLICT (ID) ${sets.length ? `DO UPDATE SET ${sets.join(', ')}` : 'DO NOTHING'}`;
+        await c.run(`INSERT INTO ${table} (${names.join(', ')}) SELECT * FROM ${typed}${conflict}`);
+        if (state) await c.run(stateSql(state));
+      });
+      return done;
+    },
+    async remove(family, ids, deletedAt) {
+      if (ids.length === 0) return 0;
+      const list = ids.map((id) => literal(id)).join(', ');
+      const table = ident(family);
+      let n = 0;
+      await transaction(async () => {
+        const where = `ID IN (${list})${deletedAt === undefined ? '' : ` AND ${ident(DELETED_AT)} IS NULL`}`;
+        n = Number((await all(`SELECT count(*) AS n FROM ${table} WHERE ${where}`))[0]?.n ?? 0);
+        if (deletedAt === undefined) await c.run(`DELETE FROM ${table} WHERE ${where}`);
+        else await c.run(`UPDATE ${table} SET ${ident(DELETED_AT)} = ${literal(deletedAt)} WHERE ${where}`);
+      });
+      return n;
+    },
+    async heldIds(family, after, upTo, keepDeleted) {
+      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
+      const rows = await all(`SELECT ID FROM ${ident(family)} WHERE ID > ${literal(after)}${upTo === null ? '' : ` AND ID <= ${literal(upTo)}`}${live} ORDER BY ID`);
+      return rows.map((r) => Number(r.ID));
+    },
+    async countHeld(family, after, upTo, keepDeleted) {
+      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
+      const rows = await all(`SELECT count(*) AS n FROM ${ident(family)} WHERE ID > ${literal(after)}${upTo === null ? '' : ` AND ID <= ${literal(upTo)}`}${live}`);
+      return Number(rows[0]?.n ?? 0);
+    },
+    async maxHeld(family, keepDeleted) {
+      const live = keepDeleted ? ` WHERE ${ident(DELETED_AT)} IS NULL` : '';
+      const v = (await all(`SELECT max(ID) AS m FROM ${ident(family)}${live}`))[0]?.m;
+      return v === null || v === undefined ? undefined : Number(v);
+    },
+    async saveState(state) {
+      await c.run(stateSql(state));
+    },
+    async close() {
+      c.closeSync();
+      instance.closeSync();
+    },
+  };
+  return store;
+}

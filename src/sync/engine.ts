@@ -1,0 +1,448 @@
+/**
+ * Keeping one family's copy in step. A first run copies every matching
+ * record (keyset pages by ID, chunks fetched in parallel and written in ID
+ * order, a transaction a page carrying the first pass's progress). A later
+ * run asks only for records with lastmodified >= cursor - lag, upserted by
+ * ID; then the IDs that changed without the user's filter tell the records
+ * that left it, and an IDs-only pass of the filtered family (every run, or
+ * every N) the records deleted on the service. The cursor is the highest
+ * lastmodified the service had when the run began (asked of the service,
+ * not the local clock), saved with the run's last write: a crash at any
+ * moment leaves the state at or behind the data, and the next run converges.
+ */
+import type { ResourceFamily } from '../catalogue/index.js';
+import { findFamily } from '../catalogue/index.js';
+import { createChunker, type Density } from '../export/chunks.js';
+import { inOrder, type Producer } from '../export/ordered.js';
+import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
+import { canonicalJson } from '../export/plan.js';
+import { SvcError, UsageError } from '../errors.js';
+import type { Row } from '../output/view.js';
+import type { Selected } from '../records/query-body.js';
+import { version } from '../version.js';
+import { fieldsMember, planColumns, type ColumnPlan } from './columns.js';
+import type { SyncState, SyncStore } from './store.js';
+
+/** The filter flags as the user gave them (a --filter-file is kept as its JSON), remembered in the target. */
+export interface RememberedFilter {
+  readonly filter: readonly string[];
+  readonly filterJson: readonly string[];
+  readonly search?: string;
+  readonly tz?: string;
+}
+
+/** What a family's copy holds: its filter, its fields ('' for all) and whether deletions are kept. */
+export interface Settings {
+  readonly filter: RememberedFilter;
+  readonly fields: string;
+  readonly keepDeleted: boolean;
+}
+
+/** The query parts the settings compile to. */
+export interface Compiled {
+  readonly filter?: Record<string, unknown>;
+  readonly search?: string;
+  readonly selected?: readonly Selected[];
+}
+
+export interface SyncJob {
+  readonly family: ResourceFamily;
+  readonly store: SyncStore;
+  /** What this run's flags say; a member absent was not given (the remembered one applies). */
+  readonly given: { readonly filter?: RememberedFilter; readonly fields?: string; readonly keepDeleted?: boolean };
+  readonly reset: boolean;
+  /** Turns settings into the filter and the fields (the filter language needs the command's context). */
+  compile(settings: Settings): Promise<Compiled>;
+  readonly filterMember: 'filter' | 'filters';
+  readonly lagSeconds: number;
+  readonly concurrency: number;
+  readonly pageSize: number;
+  /** Compare IDs every N complete runs (1: every run). */
+  readonly reconcileEvery: number;
+  /** Held IDs a range may have for its IDs to be compared one by one (default LEAF; tests make it small). */
+  readonly leaf?: number;
+  readonly fetch: FetchRows;
+  /** Sends a count query body (`count: true`) and answers the count. */
+  count(body: Record<string, unknown>): Promise<number>;
+  readonly signal: AbortSignal;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  warn(message: string): void;
+  /** Told how many records this run has handled so far. */
+  progress?(records: number): void;
+}
+
+/** What a run did to a family's copy: the summary `-o json` prints. */
+export interface SyncSummary {
+  readonly family: string;
+  readonly inserted: number;
+  readonly updated: number;
+  readonly deleted: number;
+  /** Requests sent for this family. */
+  readonly pages: number;
+  readonly seconds: number;
+  readonly cursor: number | null;
+}
+
+/** Pages a chunk may fetch ahead of the writer, and chunks started per concurrent request (as export). */
+const DEPTH = 2;
+const WINDOW = 2;
+/** Records a page of an IDs-only pass (the service's largest page). */
+const ID_PAGE = 10000;
+/** Attempts at a single small request that keeps failing on the server's side. */
+const ATTEMPTS = 6;
+
+const EMPTY_FILTER: RememberedFilter = { filter: [], filterJson: [] };
+
+function filterText(f: RememberedFilter): string {
+  return canonicalJson({ filter: f.filter, filterJson: f.filterJson, search: f.search, tz: f.tz });
+}
+
+function parseFilter(text: string): RememberedFilter {
+  const v = JSON.parse(text) as Partial<RememberedFilter>;
+  return { filter: v.filter ?? [], filterJson: v.filterJson ?? [], ...(v.search !== undefined ? { search: v.search } : {}), ...(v.tz !== undefined ? { tz: v.tz } : {}) };
+}
+
+/** How the remembered filter reads in a message. */
+function describeFilter(f: RememberedFilter): string {
+  const parts = [...f.filter.map((x) => `--filter '${x}'`), ...f.filterJson.map((x) => `--filter-json '${x}'`)];
+  if (f.search !== undefined) parts.push(`--search '${f.search}'`);
+  return parts.length ? parts.join(' ') : 'no filter';
+}
+
+/**
+ * The settings this run uses: the given ones on a fresh copy or with --reset;
+ * otherwise the remembered ones, and a usage error when given ones differ.
+ */
+export function settingsFor(job: Pick<SyncJob, 'family' | 'given' | 'reset'>, state: SyncState | undefined): Settings {
+  const { given } = job;
+  if (!state || job.reset) return { filter: given.filter ?? EMPTY_FILTER, fields: given.fields ?? '', keepDeleted: given.keepDeleted ?? false };
+  const kept: Settings = { filter: parseFilter(state.filter), fields: state.fields, keepDeleted: state.keepDeleted };
+  const refuse = (what: string, was: string, now: string): never => {
+    throw new UsageError(`${job.family.name}: this copy was made with ${was}, not ${now}; run without ${what} to keep it, or add --reset to rebuild the table`);
+  };
+  if (given.filter && filterText(given.filter) !== filterText(kept.filter)) refuse('the filter flags', describeFilter(kept.filter), describeFilter(given.filter));
+  if (given.fields !== undefined && given.fields !== kept.fields) refuse('--fields', kept.fields ? `--fields ${kept.fields}` : 'every field', `--fields ${given.fields || "''"}`);
+  if (given.keepDeleted !== undefined && given.keepDeleted !== kept.keepDeleted) refuse('--keep-deleted', kept.keepDeleted ? '--keep-deleted' : 'deletions removed', '--keep-deleted');
+  return kept;
+}
+
+/** Counts every request the run sends. */
+function counted(fetch: FetchRows, count: (body: Record<string, unknown>) => Promise<number>): { fetch: FetchRows; count(body: Record<string, unknown>): Promise<number>; requests(): number } {
+  let n = 0;
+  const f: FetchRows = (body, each) => {
+    n++;
+    return fetch(body, each);
+  };
+  return {
+    fetch: f,
+    count: (body) => {
+      n++;
+      return count(body);
+    },
+    requests: () => n,
+  };
+}
+
+/** One small request, asked again while the server fails (the client retries first). */
+async function retrying<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    signal.throwIfAborted();
+    try {
+      return await work();
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      if (attempt >= ATTEMPTS || !isServerFailure(err)) throw err;
+    }
+  }
+}
+
+/** A filter ANDed with another condition (either may be absent). */
+function and(a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> {
+  return a ? { 0: ['AND', a, b] } : b;
+}
+
+interface Pass {
+  readonly fetch: FetchRows;
+  readonly count: (body: Record<string, unknown>) => Promise<number>;
+  readonly signal: AbortSignal;
+  readonly concurrency: number;
+  readonly pageSize: number;
+  readonly warn: (m: string) => void;
+}
+
+/** The highest ID matching the filter (the range parallel chunks are cut from), undefined when none does. */
+async function highestId(pass: Pass, query: PageQuery): Promise<number | undefined> {
+  const body: Record<string, unknown> = { sort: ['-ID'], limit: 1, fields: { ID: 'ID' } };
+  if (query.filter) body[query.filterMember] = query.filter;
+  if (query.search) body.query = query.search;
+  const rows = await retrying(pass.signal, () => pass.fetch(body, (r) => Number(r.ID)));
+  return rows[0];
+}
+
+/** A page as the writer takes it. */
+interface RowPage {
+  readonly rows: Row[];
+  readonly last: number;
+}
+
+/**
+ * Every page of the query above `from`, in ID order. The first page is asked
+ * alone: when it is not full it is all there is (an incremental run with few
+ * changes costs one request). Otherwise what it held (records per ID) sizes
+ * the chunks of the rest, fetched `concurrency` at a time up to the highest ID
+ * of `bound` (the query without its lastmodified condition: found from the top
+ * of the ID index, where a scan for changed records would read everything).
+ */
+async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: PageQuery = query): AsyncGenerator<RowPage> {
+  const onShrink = (size: number): void => pass.warn(`a page kept failing; asking again with ${size} records a page`);
+  const newDigest = (): Digest<Row[]> => {
+    const rows: Row[] = [];
+    return { add: (row) => rows.push(row), finish: () => rows };
+  };
+  const opts = { pageSize: pass.pageSize, signal: pass.signal, onShrink };
+  if (pass.concurrency <= 1) {
+    for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) yield { rows: page.item, last: page.last };
+    return;
+  }
+  let first: RowPage | undefined;
+  for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) {
+    first = { rows: page.item, last: page.last };
+    break;
+  }
+  if (!first) return;
+  yield first;
+  if (first.rows.length < pass.pageSize) return;
+  const max = await highestId(pass, bound);
+  // The first page's density (records per ID above `from`), stated as the chunker reads it: a sample above where it starts.
+  const density: Density | undefined = max === undefined ? undefined : { max, count: first.rows.length, upTo: first.last + (first.last - from) };
+  const chunker = createChunker({ after: first.last, upTo: null }, first.last, pass.pageSize, density);
+  const next = (): Producer<RowPage> | undefined => {
+    const chunk = chunker.next();
+    if (!chunk) return undefined;
+    return async function* chunkPages(signal) {
+      let n = 0;
+      for await (const page of pagesOf(pass.fetch, query, chunk, chunk.after, { ...opts, signal }, newDigest)) {
+        n += page.count;
+        yield { rows: page.item, last: page.last };
+      }
+      chunker.observe(chunk, n);
+    };
+  };
+  yield* inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: pass.signal });
+}
+
+/** Pages a transaction writes (fewer commits, and DuckDB merges far fewer times). */
+const BATCH_PAGES = 5;
+
+/** Hands the pages' records to `write` in batches of about `size` records, in order, with the highest ID of each. */
+async function inBatches(pages: AsyncIterable<RowPage>, size: number, write: (rows: Row[], last: number) => Promise<void>): Promise<void> {
+  let rows: Row[] = [];
+  let last = 0;
+  for await (const page of pages) {
+    for (const r of page.rows) rows.push(r);
+    last = page.last;
+    if (rows.length >= size) {
+      await write(rows, last);
+      rows = [];
+    }
+  }
+  if (rows.length) await write(rows, last);
+}
+
+/** The highest lastmodified the service has for the family (the cursor a run starts from), undefined when it has no record. */
+async function serviceClock(pass: Pass): Promise<number | undefined> {
+  const rows = await retrying(pass.signal, () => pass.fetch({ sort: ['-lastmodified'], limit: 1, fields: { lastmodified: 'lastmodified' } }));
+  const v = rows[0]?.lastmodified;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** Runs one family's sync to its end; throws (the copy at its last committed page) otherwise. */
+export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
+  const started = job.now();
+  const { family, store } = job;
+  const name = family.name;
+  if (!family.fields.some((f) => f.name === 'lastmodified')) throw new UsageError(`${name} records carry no lastmodified, so svc cannot tell what changed: use 'svc ${name} export' instead`);
+  const previous = await store.readState(name);
+  const settings = settingsFor(job, previous);
+  const compiled = await job.compile(settings);
+  const columns = planColumns(family, compiled.selected ?? family.fields.map((f) => ({ name: f.name, path: f.name })), settings.keepDeleted);
+  const tableThere = await store.hasTable(name);
+  if (!previous && tableThere) {
+    throw new SvcError(`${store.path} already has a table '${name}' that svc sync did not make; it is left as it is: sync into another file, or drop that table`);
+  }
+  const keptColumns = previous ? (JSON.parse(previous.columns) as ColumnPlan[]) : undefined;
+  if (previous && !job.reset && canonicalJson(keptColumns) !== canonicalJson(columns)) {
+    throw new UsageError(`${name}: the catalogue's types for these fields changed since this copy was made; add --reset to rebuild the table`);
+  }
+  const { fetch, count, requests } = counted(job.fetch, (body) => job.count(body));
+  const pass: Pass = { fetch, count, signal: job.signal, concurrency: job.concurrency, pageSize: job.pageSize, warn: job.warn };
+  const clock = await serviceClock(pass);
+  const nowSeconds = (): number => Math.floor(job.now() / 1000);
+  const base = { family: name, filter: filterText(settings.filter), fields: settings.fields, keepDeleted: settings.keepDeleted, columns: JSON.stringify(columns), svcVersion: version };
+  let state: SyncState;
+  if (!previous || job.reset || !tableThere) {
+    state = { ...base, cursor: clock ?? null, phase: 'initial', afterId: 0, lastReconcile: null, runs: 0, runsSinceReconcile: 0, updatedAt: nowSeconds() };
+    await store.create(state, columns, tableThere);
+  } else {
+    state = { ...previous, svcVersion: version };
+  }
+  const query: PageQuery = {
+    filterMember: job.filterMember,
+    ...(compiled.filter ? { filter: compiled.filter } : {}),
+    ...(compiled.search ? { search: compiled.search } : {}),
+    fields: fieldsMember(columns),
+    idKey: 'ID',
+  };
+  const tally = { inserted: 0, updated: 0, deleted: 0 };
+  let seen = 0;
+  const report = (n: number): void => {
+    seen += n;
+    job.progress?.(seen);
+  };
+  let resumedFirstPass = false;
+  if (state.phase === 'initial') {
+    resumedFirstPass = state.afterId > 0;
+    // Pages are written in batches, each batch one transaction with the first pass's progress (its last ID).
+    const write = async (rows: Row[], last: number): Promise<void> => {
+      state = { ...state, afterId: last, updatedAt: nowSeconds() };
+      tally.inserted += (await store.upsert(name, columns, rows, state, true)).inserted;
+      report(rows.length);
+    };
+    await inBatches(pagesAbove(pass, query, state.afterId), job.pageSize * BATCH_PAGES, write);
+  }
+  // A whole first pass in one run is the state of the service when it began; anything else catches up from the cursor.
+  const incremental = state.phase === 'ready' || resumedFirstPass;
+  const since = state.cursor === null ? 0 : Math.max(0, state.cursor - job.lagSeconds);
+  const deletedAt = settings.keepDeleted ? nowSeconds() : undefined;
+  if (incremental) {
+    const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
+    const changed: PageQuery = { ...query, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
+    await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize * BATCH_PAGES, async (rows) => {
+      const done = await store.upsert(name, columns, rows, undefined, false);
+      tally.inserted += done.inserted;
+      tally.updated += done.updated;
+      if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));
+      report(rows.length);
+    });
+    if (changedIds) tally.deleted += await leftFilter(pass, store, name, since, changedIds, settings.keepDeleted, deletedAt, job.filterMember);
+  }
+  const reconcile = resumedFirstPass || (incremental && state.runsSinceReconcile + 1 >= job.reconcileEvery);
+  if (reconcile) tally.deleted += await reconcileIds(pass, store, name, query, settings.keepDeleted, deletedAt, job.leaf ?? LEAF);
+  const finished = nowSeconds();
+  state = {
+    ...state,
+    phase: 'ready',
+    afterId: 0,
+    cursor: clock ?? state.cursor,
+    runs: state.runs + 1,
+    runsSinceReconcile: reconcile || !incremental ? 0 : state.runsSinceReconcile + 1,
+    lastReconcile: reconcile || !incremental ? finished : state.lastReconcile,
+    updatedAt: finished,
+  };
+  await store.saveState(state);
+  return { family: name, ...tally, pages: requests(), seconds: Math.round((job.now() - started) / 10) / 100, cursor: state.cursor };
+}
+
+/**
+ * Records that changed but no longer match the filter: the IDs changed since
+ * `since` without the filter, less those the filtered pass saw; the ones held
+ * leave the copy.
+ */
+async function leftFilter(pass: Pass, store: SyncStore, name: string, since: number, inFilter: ReadonlySet<number>, keepDeleted: boolean, deletedAt: number | undefined, filterMember: 'filter' | 'filters'): Promise<number> {
+  const query: PageQuery = { filterMember, filter: { lastmodified: { '>=': since } }, fields: { ID: 'ID' }, idKey: 'ID' };
+  let removed = 0;
+  let prev = 0;
+  for await (const page of pagesAbove({ ...pass, pageSize: ID_PAGE }, query, 0, { filterMember, fields: { ID: 'ID' }, idKey: 'ID' })) {
+    const out = page.rows.map((r) => Number(r.ID)).filter((id) => !inFilter.has(id));
+    if (out.length) {
+      const held = new Set(await store.heldIds(name, prev, page.last, keepDeleted));
+      const gone = out.filter((id) => held.has(id));
+      if (gone.length) removed += await store.remove(name, gone, deletedAt);
+    }
+    prev = page.last;
+  }
+  return removed;
+}
+
+/** A range of IDs, (after, upTo]; upTo null: no bound. */
+interface Span {
+  readonly after: number;
+  readonly upTo: number | null;
+}
+
+/** Held IDs a range may have for its IDs to be compared one by one (else it is split). */
+const LEAF = 20_000;
+/** Parts a range is split into when its counts differ. */
+const FANOUT = 8;
+
+/** Runs `work` on every item, at most `limit` at a time; answers the results in order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Deletions, found by counting: the records the service has for the filter
+ * in an ID range against the live records held there. A range whose counts
+ * agree (or where nothing is held) has nothing to delete; one that differs
+ * is split, down to ranges of at most LEAF held IDs, whose IDs are then
+ * fetched (IDs only) and compared one by one: what is held and not on the
+ * service leaves the copy (or is marked deleted). When nothing was deleted
+ * this costs one count request. Records created during the run (after the
+ * changed records were fetched) are on the service and not yet held, so a
+ * deletion in the same range can balance one of them out until the next run,
+ * which fetches the new record and then sees the difference.
+ */
+async function reconcileIds(pass: Pass, store: SyncStore, name: string, query: PageQuery, keepDeleted: boolean, deletedAt: number | undefined, leaf: number): Promise<number> {
+  const ids: PageQuery = { ...query, fields: { ID: 'ID' } };
+  const countBody = (span: Span): Record<string, unknown> => {
+    const cond: Record<string, number> = { '>': span.after };
+    if (span.upTo !== null) cond['<='] = span.upTo;
+    return { [query.filterMember]: and(query.filter, { ID: cond }), ...(query.search ? { query: query.search } : {}), count: true };
+  };
+  let removed = 0;
+  /** Compares a leaf range ID by ID. */
+  const compare = async (span: Span): Promise<void> => {
+    const there = new Set<number>();
+    const onShrink = (size: number): void => pass.warn(`a page kept failing; asking again with ${size} records a page`);
+    const newDigest = (): Digest<null> => ({ add: (row) => void there.add(Number(row.ID)), finish: () => null });
+    for await (const page of pagesOf(pass.fetch, ids, span, span.after, { pageSize: ID_PAGE, signal: pass.signal, onShrink }, newDigest)) void page;
+    const gone = (await store.heldIds(name, span.after, span.upTo, keepDeleted)).filter((id) => !there.has(id));
+    if (gone.length) removed += await store.remove(name, gone, deletedAt);
+  };
+  let level: Span[] = [{ after: 0, upTo: null }];
+  while (level.length) {
+    const checked = await mapLimit(level, pass.concurrency, async (span) => {
+      const held = await store.countHeld(name, span.after, span.upTo, keepDeleted);
+      if (held === 0) return [];
+      const there = await retrying(pass.signal, () => pass.count(countBody(span)));
+      if (there === held) return [];
+      const top = span.upTo ?? (await store.maxHeld(name, keepDeleted)) ?? span.after;
+      if (held <= leaf || top - span.after <= FANOUT) {
+        await compare(span);
+        return [];
+      }
+      // Split what is held into FANOUT parts by ID; the last keeps the range's own end (open: records above the held ones).
+      const parts: Span[] = [];
+      const width = Math.ceil((top - span.after) / FANOUT);
+      for (let i = 0, after = span.after; i < FANOUT; i++, after += width) parts.push({ after, upTo: i === FANOUT - 1 ? span.upTo : Math.min(after + width, top) });
+      return parts;
+    });
+    level = checked.flat();
+  }
+  return removed;
+}
+
+/** The family of a remembered state row (for `svc sync` listing what a target holds). */
+export function familyOf(name: string): ResourceFamily | undefined {
+  return findFamily(name);
+}

@@ -1,0 +1,172 @@
+/**
+ * The SQLite store (better-sqlite3, loaded only here). WAL journal: a
+ * transaction is on disk whole or not at all, whatever happens to the
+ * process. Money has no exact type in SQLite: it is stored as REAL, which
+ * holds the double the service keeps exactly (see columns.ts).
+ */
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { SvcError } from '../errors.js';
+import type { Row } from '../output/view.js';
+import { cellOf, DELETED_AT, ident, type ColumnKind, type ColumnPlan } from './columns.js';
+import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+
+const TYPES: Readonly<Record<ColumnKind, string>> = {
+  smallint: 'INTEGER',
+  int: 'INTEGER',
+  bigint: 'INTEGER',
+  bool: 'INTEGER',
+  double: 'REAL',
+  money: 'REAL',
+  text: 'TEXT',
+  json: 'TEXT',
+  any: 'ANY',
+};
+
+/** The state table's columns, in order (a table of that name with others is not svc's). */
+const STATE_COLUMNS = ['family', 'filter', 'fields', 'keep_deleted', 'columns', 'cursor', 'phase', 'after_id', 'svc_version', 'last_reconcile', 'runs', 'runs_since_reconcile', 'updated_at'];
+
+const STATE_DDL = `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (
+  family TEXT PRIMARY KEY NOT NULL, filter TEXT NOT NULL, fields TEXT NOT NULL, keep_deleted INTEGER NOT NULL,
+  columns TEXT NOT NULL, cursor INTEGER, phase TEXT NOT NULL, after_id INTEGER NOT NULL, svc_version TEXT NOT NULL,
+  last_reconcile INTEGER, runs INTEGER NOT NULL, runs_since_reconcile INTEGER NOT NULL, updated_at INTEGER NOT NULL)`;
+
+function stateParams(s: SyncState): unknown[] {
+  return [s.family, s.filter, s.fields, s.keepDeleted ? 1 : 0, s.columns, s.cursor, s.phase, s.afterId, s.svcVersion, s.lastReconcile, s.runs, s.runsSinceReconcile, s.updatedAt];
+}
+
+function stateOf(r: Record<string, unknown>): SyncState {
+  return {
+    family: String(r.family),
+    filter: String(r.filter),
+    fields: String(r.fields),
+    keepDeleted: r.keep_deleted === 1,
+    columns: String(r.columns),
+    cursor: r.cursor === null ? null : Number(r.cursor),
+    phase: r.phase === 'ready' ? 'ready' : 'initial',
+    afterId: Number(r.after_id),
+    svcVersion: String(r.svc_version),
+    lastReconcile: r.last_reconcile === null ? null : Number(r.last_reconcile),
+    runs: Number(r.runs),
+    runsSinceReconcile: Number(r.runs_since_reconcile),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export async function openSqlite(path: string): Promise<SyncStore> {
+  const { default: Database } = await import('better-sqlite3');
+  let db: Db;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 0');
+    checkStateTable(db, path);
+    db.exec(STATE_DDL);
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    throw notADatabase(path, 'SQLite', err);
+  }
+  const saveState = db.prepare(`INSERT OR REPLACE INTO ${STATE_TABLE} (${STATE_COLUMNS.join(', ')}) VALUES (${STATE_COLUMNS.map(() => '?').join(', ')})`);
+  const statements = new Map<string, Statement>();
+  const prepared = (sql: string): Statement => {
+    let s = statements.get(sql);
+    if (!s) statements.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
+  const store: SyncStore = {
+    kind: 'sqlite',
+    path,
+    async readState(family) {
+      const row = db.prepare(`SELECT * FROM ${STATE_TABLE} WHERE family = ?`).get(family) as Record<string, unknown> | undefined;
+      return row ? stateOf(row) : undefined;
+    },
+    async hasTable(name) {
+      return db.prepare(`SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND lower(name) = lower(?)`).get(name) !== undefined;
+    },
+    async create(state, columns, drop) {
+      const table = ident(state.family);
+      const keep = state.keepDeleted ? `, ${ident(DELETED_AT)} INTEGER` : '';
+      const defs = columns.map((c) => `${ident(c.name)} ${TYPES[c.kind]}${c.name === 'ID' ? ' PRIMARY KEY NOT NULL' : ''}`).join(', ');
+      db.transaction(() => {
+        if (drop) db.exec(`DROP TABLE IF EXISTS ${table}`);
+        db.exec(`CREATE TABLE ${table} (${defs}${keep}) STRICT`);
+        saveState.run(...stateParams(state));
+      })();
+      statements.clear();
+    },
+    async upsert(family, columns, rows, state, fresh) {
+      const table = ident(family);
+      const names = columns.map((c) => ident(c.name));
+      const keepDeleted = state?.keepDeleted ?? (await store.readState(family))?.keepDeleted ?? false;
+      const marks = names.map(() => '?').join(', ');
+      const insert = prepared(
+        fresh
+          ? `INSERT INTO ${table} (${names.join(', ')}) VALUES (${marks}) ON CONFLICT(ID) DO UPDATE SET ${names.slice(1).map((n) => `${n} = excluded.${n}`).join(', ') || 'ID = ID'}`
+          : `INSERT INTO ${table} (${names.join(', ')}) VALUES (${marks}) ON CONFLICT(ID) DO NOTHING`,
+      );
+      const rest = names.slice(1);
+      const differs = [...rest.map((n) => `${n} IS NOT ?`), ...(keepDeleted ? [`${ident(DELETED_AT)} IS NOT NULL`] : [])];
+      const sets = [...rest.map((n) => `${n} = ?`), ...(keepDeleted ? [`${ident(DELETED_AT)} = NULL`] : [])];
+      const update = sets.length ? prepared(`UPDATE ${table} SET ${sets.join(', ')} WHERE ID = ? AND (${differs.join(' OR ') || '0'})`) : undefined;
+      const done: Upserted = { inserted: 0, updated: 0 };
+      db.transaction(() => {
+        for (const row of rows) {
+          const cells = columns.map((c) => cellOf(c.kind, row[c.name]));
+          if (fresh) {
+            insert.run(...cells);
+            done.inserted++;
+            continue;
+          }
+          const values = cells.slice(1);
+          if (update && update.run(...values, cells[0], ...values).changes > 0) done.updated++;
+          else if (insert.run(...cells).changes > 0) done.inserted++;
+        }
+        if (state) saveState.run(...stateParams(state));
+      })();
+      return done;
+    },
+    async remove(family, ids, deletedAt) {
+      const table = ident(family);
+      const stmt =
+        deletedAt === undefined
+          ? prepared(`DELETE FROM ${table} WHERE ID = ?`)
+          : prepared(`UPDATE ${table} SET ${ident(DELETED_AT)} = ? WHERE ID = ? AND ${ident(DELETED_AT)} IS NULL`);
+      let n = 0;
+      db.transaction(() => {
+        for (const id of ids) n += (deletedAt === undefined ? stmt.run(id) : stmt.run(deletedAt, id)).changes;
+      })();
+      return n;
+    },
+    async heldIds(family, after, upTo, keepDeleted) {
+      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
+      const sql = `SELECT ID FROM ${ident(family)} WHERE ID > ?${upTo === null ? '' : ' AND ID <= ?'}${live} ORDER BY ID`;
+      const stmt = prepared(sql).pluck();
+      return (upTo === null ? stmt.all(after) : stmt.all(after, upTo)) as number[];
+    },
+    async countHeld(family, after, upTo, keepDeleted) {
+      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
+      const stmt = prepared(`SELECT count(*) FROM ${ident(family)} WHERE ID > ?${upTo === null ? '' : ' AND ID <= ?'}${live}`).pluck();
+      return Number(upTo === null ? stmt.get(after) : stmt.get(after, upTo));
+    },
+    async maxHeld(family, keepDeleted) {
+      const live = keepDeleted ? ` WHERE ${ident(DELETED_AT)} IS NULL` : '';
+      const v = prepared(`SELECT max(ID) FROM ${ident(family)}${live}`).pluck().get();
+      return v === null || v === undefined ? undefined : Number(v);
+    },
+    async saveState(state) {
+      saveState.run(...stateParams(state));
+    },
+    async close() {
+      db.close();
+    },
+  };
+  return store;
+}
+
+/** Refuses a database whose state table is not svc's (a table of that name with other columns). */
+function checkStateTable(db: Db, path: string): void {
+  const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(STATE_TABLE) as string[]).map(String);
+  if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) {
+    throw new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
+  }
+}

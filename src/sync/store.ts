@@ -1,0 +1,92 @@
+/**
+ * What sync needs of a database: the state of each family's copy and its
+ * table, written in transactions that carry the state with the data it
+ * describes. SQLite (`.sqlite`, `.db`) and DuckDB (`.duckdb`) implement it;
+ * each engine's library is loaded only when a target of its kind is opened (open.ts).
+ */
+import { extname } from 'node:path';
+import { SvcError, UsageError } from '../errors.js';
+import type { Row } from '../output/view.js';
+import type { ColumnPlan } from './columns.js';
+
+/** The table svc keeps its state in, beside the families' tables. */
+export const STATE_TABLE = '_svc_sync';
+
+/** Where a family's copy stands. */
+export interface SyncState {
+  readonly family: string;
+  /** The filter flags as given (JSON of RememberedFilter). */
+  readonly filter: string;
+  /** --fields as given ('' for every field). */
+  readonly fields: string;
+  readonly keepDeleted: boolean;
+  /** The table's columns (JSON of ColumnPlan[]). */
+  readonly columns: string;
+  /**
+   * The highest lastmodified the service had when the last complete pass
+   * began (Unix seconds); the next pass asks for lastmodified >= cursor - lag.
+   * Null when the family had no record then.
+   */
+  readonly cursor: number | null;
+  /** 'initial': the first pass has copied the records up to afterId; 'ready': the copy is whole. */
+  readonly phase: 'initial' | 'ready';
+  readonly afterId: number;
+  readonly svcVersion: string;
+  /** When the IDs were last compared (Unix seconds), or null. */
+  readonly lastReconcile: number | null;
+  /** Complete runs. */
+  readonly runs: number;
+  /** Complete runs since the IDs were last compared. */
+  readonly runsSinceReconcile: number;
+  /** When the state last changed (Unix seconds). */
+  readonly updatedAt: number;
+}
+
+/** What an upsert did: records new to the copy, and records whose values changed. */
+export interface Upserted {
+  inserted: number;
+  updated: number;
+}
+
+export interface SyncStore {
+  readonly kind: 'sqlite' | 'duckdb';
+  readonly path: string;
+  readState(family: string): Promise<SyncState | undefined>;
+  /** Whether the database has a table (or view) of this name, ignoring case. */
+  hasTable(name: string): Promise<boolean>;
+  /** One transaction: drops the family's table when asked, creates it afresh and saves the state. */
+  create(state: SyncState, columns: readonly ColumnPlan[], drop: boolean): Promise<void>;
+  /**
+   * One transaction: inserts or updates the records (by ID; a record marked
+   * deleted is live again) and, when given, saves the state. `fresh`: the IDs
+   * are known to be new (the first pass), so nothing is compared.
+   */
+  upsert(family: string, columns: readonly ColumnPlan[], rows: readonly Row[], state: SyncState | undefined, fresh: boolean): Promise<Upserted>;
+  /** One transaction: removes the records (or marks them deleted at `deletedAt`); answers how many it removed or marked. */
+  remove(family: string, ids: readonly number[], deletedAt: number | undefined): Promise<number>;
+  /** The live IDs held in (after, upTo], in order (upTo null: no bound). */
+  heldIds(family: string, after: number, upTo: number | null, keepDeleted: boolean): Promise<number[]>;
+  /** How many live IDs are held in (after, upTo]. */
+  countHeld(family: string, after: number, upTo: number | null, keepDeleted: boolean): Promise<number>;
+  /** The highest live ID held, or undefined. */
+  maxHeld(family: string, keepDeleted: boolean): Promise<number | undefined>;
+  /** Saves the state alone (the data it describes is already written). */
+  saveState(state: SyncState): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The engines by extension. */
+const ENGINES: Readonly<Record<string, 'sqlite' | 'duckdb'>> = { '.sqlite': 'sqlite', '.sqlite3': 'sqlite', '.db': 'sqlite', '.duckdb': 'duckdb' };
+
+/** The engine a target's name asks for; a usage error naming the extensions taken otherwise. */
+export function engineOf(path: string): 'sqlite' | 'duckdb' {
+  const engine = ENGINES[extname(path).toLowerCase()];
+  if (!engine) throw new UsageError(`--into ${path}: name a .sqlite, .sqlite3 or .db file (SQLite) or a .duckdb file (DuckDB)`);
+  return engine;
+}
+
+/** A database the engine cannot read: refused, never overwritten. */
+export function notADatabase(path: string, engine: string, err: unknown): SvcError {
+  const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return new SvcError(`${path} is not a ${engine} database svc can use (${why}); it is left as it is: give another --into file`);
+}

@@ -1,0 +1,44 @@
+/**
+ * The --into file: its engine from its extension, and only a regular file or
+ * a new name in an existing directory (a directory, link, FIFO or device is
+ * refused before anything is opened). It is locked for the run: a second
+ * sync into it refuses at once, naming the process that holds it.
+ */
+import { lstatSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
+import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
+import { engineOf } from './store.js';
+
+/** Checks the target before it is opened: a usage error (exit 2) naming what it is otherwise. */
+export function checkTarget(path: string): void {
+  engineOf(path);
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--into ${path}: ${(err as Error).message}`);
+    let dir;
+    try {
+      dir = lstatSync(dirname(path));
+    } catch {
+      throw new UsageError(`--into ${path}: the directory ${dirname(path)} does not exist; create it first`);
+    }
+    if (!dir.isDirectory()) throw new UsageError(`--into ${path}: ${dirname(path)} is not a directory`);
+    return;
+  }
+  if (st.isFile()) return;
+  const what = st.isSymbolicLink() ? 'a symbolic link (svc does not write through links: give the file it points to)' : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : 'not a regular file';
+  throw new UsageError(`--into ${path} is ${what}; give a database file`);
+}
+
+/** The lock file beside a target. */
+export function syncLockPath(path: string): string {
+  return `${path}.svc-lock`;
+}
+
+/** Locks the target for the run, or throws a LockedError (exit 1) naming the process that holds it. */
+export function lockSyncTarget(path: string, command: string, processes: LockProcesses | undefined, now: () => number): HeldLock {
+  const refusal = (holder: string): string => `another sync into ${path} is running (${holder}); wait for it to end, or stop it and run this again`;
+  return acquireLock(syncLockPath(path), command, processes, now, refusal);
+}

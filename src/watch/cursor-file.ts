@@ -1,0 +1,151 @@
+/**
+ * The cursor file of `svc <family> watch --cursor-file FILE`: the watch's
+ * state as JSON, written whole (util/atomic-file.ts) after each poll's lines
+ * are out, read back strictly. It names the family and the query (filter,
+ * search, fields as typed) it belongs to, so it never resumes another watch.
+ * A file svc could not have written (a link, a directory, too large, not
+ * JSON, members missing or of the wrong kind) is refused, never guessed at.
+ */
+import { lstatSync, readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { replaceFile } from '../util/atomic-file.js';
+import { fromRanges, toRanges, type Emitted, type WatchState } from './state.js';
+
+const FORMAT = 'svc-watch-cursor';
+const VERSION = 1;
+/** Larger than any cursor file svc writes for a family it can hold in memory. */
+export const MAX_CURSOR_BYTES = 256 * 1024 * 1024;
+/** The most IDs the known set may hold (about 1 GB of memory at the most). */
+const MAX_KNOWN_IDS = 20_000_000;
+
+/** What a cursor file is tied to: the family and the query as typed. */
+export type Fingerprint = Readonly<Record<string, unknown>>;
+
+/** The file as JSON. */
+interface CursorJson {
+  format: string;
+  version: number;
+  family: string;
+  query: Fingerprint;
+  cursor: number | null;
+  floor: number | null;
+  started: boolean;
+  sinceReconcile: number;
+  known: number[];
+  window: [number, number, number][];
+}
+
+/** Writes the state (atomically, mode 0600): a reader sees the previous state or this one. */
+export function saveCursor(path: string, family: string, query: Fingerprint, state: WatchState): void {
+  const json: CursorJson = {
+    format: FORMAT,
+    version: VERSION,
+    family,
+    query,
+    cursor: state.cursor,
+    floor: state.floor,
+    started: state.started,
+    sinceReconcile: state.sinceReconcile,
+    known: toRanges(state.known.keys()),
+    window: [...state.window].map(([id, e]) => [id, e.lm, e.hash]),
+  };
+  replaceFile(path, `${JSON.stringify(json)}\n`, 0o600);
+}
+
+const damaged = (path: string, why: string): UsageError =>
+  new UsageError(`the cursor file ${path} is damaged (${why}); remove it to start the watch afresh`);
+
+/** The state a cursor file holds, undefined when there is none; refuses a file that is not a cursor of this watch. */
+export function loadCursor(path: string, family: string, query: Fingerprint): WatchState | undefined {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read the cursor file ${path}: ${(err as Error).message}`);
+  }
+  if (st.isSymbolicLink()) throw new UsageError(`the cursor file ${path} is a symbolic link; give the path of a regular file`);
+  if (!st.isFile()) throw new UsageError(`the cursor file ${path} is not a regular file; give another path`);
+  if (st.size > MAX_CURSOR_BYTES) throw damaged(path, `${st.size} bytes, more than svc ever writes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw damaged(path, `not JSON: ${(err as Error).message}`);
+  }
+  const json = asCursorJson(value, (why) => damaged(path, why));
+  if (json.family !== family) throw new UsageError(`the cursor file ${path} belongs to a watch of ${shown(json.family)}, not ${family}; give another --cursor-file`);
+  if (canonical(json.query) !== canonical(query)) {
+    throw new UsageError(`the cursor file ${path} belongs to a watch with other options (${shown(canonical(json.query))}); use the same --filter, --search and --fields, or another --cursor-file`);
+  }
+  const state: WatchState = {
+    cursor: json.cursor,
+    floor: json.floor,
+    started: json.started,
+    sinceReconcile: json.sinceReconcile,
+    window: new Map(json.window.map(([id, lm, hash]): [number, Emitted] => [id, { lm, hash }])),
+    known: new Set(),
+  };
+  fromRanges(json.known, state.known);
+  return state;
+}
+
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isSecondsOrNull = (v: unknown): v is number | null => v === null || isSeconds(v);
+
+/** Checks every member: the shape svc writes, nothing else (own members only; prototype keys are just unknown members). */
+function asCursorJson(v: unknown, fail: (why: string) => Error): CursorJson {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail('not an object');
+  const o = v as Record<string, unknown>;
+  const own = (k: string): unknown => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
+  if (own('format') !== FORMAT) throw fail(`not a watch cursor`);
+  if (own('version') !== VERSION) throw fail(`version ${shown(String(own('version')))}, this svc reads ${VERSION}`);
+  const family = own('family');
+  const query = own('query');
+  if (typeof family !== 'string') throw fail('no family');
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) throw fail('no query');
+  const [cursor, floor, started, sinceReconcile] = [own('cursor'), own('floor'), own('started'), own('sinceReconcile')];
+  if (!isSecondsOrNull(cursor) || !isSecondsOrNull(floor)) throw fail('cursor or floor not a number of seconds');
+  if (typeof started !== 'boolean' || !isId(sinceReconcile)) throw fail('started or sinceReconcile of the wrong kind');
+  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
+}
+
+function checkRanges(v: unknown, fail: (why: string) => Error): number[] {
+  if (!Array.isArray(v) || v.length % 2 !== 0) throw fail('known IDs not a list of ranges');
+  let total = 0;
+  let previous = -2;
+  for (let i = 0; i < v.length; i += 2) {
+    const [start, end] = [v[i] as unknown, v[i + 1] as unknown];
+    if (!isId(start) || !isId(end) || start > end || start <= previous + 1) throw fail(`known IDs: range ${i / 2 + 1} is not a rising range of IDs`);
+    total += end - start + 1;
+    if (total > MAX_KNOWN_IDS) throw fail(`more than ${MAX_KNOWN_IDS} known IDs`);
+    previous = end;
+  }
+  return v as number[];
+}
+
+function checkWindow(v: unknown, fail: (why: string) => Error): [number, number, number][] {
+  if (!Array.isArray(v)) throw fail('window not a list');
+  for (const e of v) {
+    if (!Array.isArray(e) || e.length !== 3 || !isId(e[0]) || !isSeconds(e[1]) || !isId(e[2])) {
+      throw fail('window: an entry is not [ID, lastmodified, hash]');
+    }
+  }
+  return v as [number, number, number][];
+}
+
+/** JSON with sorted keys, so two fingerprints compare by content. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+}
+
+/** Text from a file as a message may show it: one short line. */
+function shown(text: string, max = 200): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+}

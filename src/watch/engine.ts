@@ -1,0 +1,220 @@
+/**
+ * The watch loop: a poll every interval, each a few keyset passes by ID
+ * (src/export/pager.ts, so server failures halve the page and nothing is
+ * skipped), writing one NDJSON line per change:
+ * 1. the records matching the user's query changed at or after the lower
+ *    bound (cursor − lag, or every record on the first poll of a snapshot):
+ *    an upsert for each whose line differs from the one last written for it;
+ * 2. with a filter or search, the IDs changed at or after the bound whatever
+ *    they hold (asked first): one seen before, not in pass 1, has left the
+ *    query (delete);
+ * 3. every `reconcileEvery` polls, the IDs matching now: a known one missing
+ *    was deleted (delete). The first poll starts with this pass: the IDs
+ *    matching then are the IDs known.
+ * Lines go out page by page; the state follows each page once written, and
+ * the cursor file is saved when a poll is done (and on every way out). New
+ * IDs become known, and are saved, before their lines go out.
+ */
+import { createHash } from 'node:crypto';
+import { SvcError } from '../errors.js';
+import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
+import type { IdRange } from '../export/plan.js';
+import type { OutStream } from '../output/io.js';
+import type { Row } from '../output/view.js';
+import { OutputClosed, sleep, writeLines } from './lines.js';
+import { shownRecord, type Selection } from './selection.js';
+import { lowerBound, pruneWindow, type WatchState } from './state.js';
+
+/** The query the user gave. */
+export interface WatchQuery {
+  readonly filterMember: 'filter' | 'filters';
+  readonly filter?: Record<string, unknown>;
+  readonly search?: string;
+}
+
+export interface WatchOptions {
+  readonly family: string;
+  readonly query: WatchQuery;
+  readonly selection: Selection;
+  readonly lagSeconds: number;
+  readonly intervalMs: number;
+  readonly reconcileEvery: number;
+  readonly pageSize: number;
+  /** One poll, then stop. */
+  readonly once: boolean;
+  readonly state: WatchState;
+  readonly fetch: FetchRows;
+  readonly out: OutStream;
+  /** Saves the state (the cursor file; synchronous, so it is done before a closed pipe ends the process). */
+  readonly save: (state: WatchState) => void;
+  /** Called at once, synchronously, when standard output turns out closed. */
+  readonly onClosed?: () => void;
+  readonly signal: AbortSignal;
+  readonly warn: (message: string) => void;
+}
+
+/** How the watch ended without an error. */
+export type WatchEnd = 'once' | 'closed';
+
+/** Polls tried again after a server failure (waiting interval, 2×, 4×) before the watch gives up. */
+export const POLL_RETRIES = 3;
+/** Records per request of the ID-only passes. */
+const ID_PAGE = 10_000;
+const ALL: IdRange = { after: 0, upTo: null };
+
+/** Runs polls until stopped; answers 'once' after one poll with --once, 'closed' when the reader of stdout went away. */
+export async function runWatch(o: WatchOptions): Promise<WatchEnd> {
+  try {
+    for (;;) {
+      await pollWithRetries(o);
+      if (o.once) return 'once';
+      await sleep(o.intervalMs, o.signal);
+    }
+  } catch (err) {
+    // Saved already, before anything else could happen.
+    if (err instanceof OutputClosed) return 'closed';
+    // Every other way out leaves the cursor file at the last line written (the state is consistent at page boundaries).
+    o.save(o.state);
+    throw err;
+  }
+}
+
+async function pollWithRetries(o: WatchOptions): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await poll(o);
+      return;
+    } catch (err) {
+      if (o.signal.aborted) throw o.signal.reason;
+      if (!isServerFailure(err)) throw err;
+      if (attempt >= POLL_RETRIES) {
+        throw new SvcError(`${o.family} watch stopped: the service kept failing (${(err as Error).message}) over ${attempt + 1} polls; the cursor is at the last line written`);
+      }
+      const wait = Math.min(o.intervalMs * 2 ** attempt, 5 * 60_000);
+      o.warn(`poll failed (${(err as Error).message}); trying again in ${wait}ms`);
+      o.save(o.state);
+      await sleep(wait, o.signal);
+    }
+  }
+}
+
+/** A page's records, kept as they arrive (a page is at most pageSize records). */
+const collect = (): Digest<Row[]> => {
+  const rows: Row[] = [];
+  return { add: (row) => void rows.push(row), finish: () => rows };
+};
+
+const and = (a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> => (a ? { 0: ['AND', a, b] } : b);
+const since = (bound: number): Record<string, unknown> => ({ lastmodified: { '>=': bound } });
+const hashOf = (text: string): number => createHash('sha256').update(text).digest().readUIntBE(0, 6);
+const lmOf = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) ? v : Number.MIN_SAFE_INTEGER);
+
+async function poll(o: WatchOptions): Promise<void> {
+  const { state: s, query, selection: sel } = o;
+  const bound = lowerBound(s, o.lagSeconds);
+  const opts = { pageSize: o.pageSize, signal: o.signal };
+  let cursor = s.cursor;
+  const see = (lm: number): void => {
+    if (lm !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
+  };
+  const first = !s.started;
+  if (first) {
+    // The first poll (again, after an interrupted one) starts from the IDs matching now, saved before any
+    // upsert; IDs known from the interrupted one that are gone get their delete.
+    const ids = await matchingIds(o, new Set());
+    await reconcile(o, ids);
+    for (const id of ids) s.known.add(id);
+    o.save(s);
+  }
+  // Asked before pass 1, so a record that changes between the two and still matches is in pass 1 as well.
+  const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, see) : undefined;
+  // What pass 1 returned, for the records that left (pass 2).
+  const seen = new Set<number>();
+  const upserts: PageQuery = { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
+  for await (const page of pagesOf(o.fetch, upserts, ALL, 0, opts, collect)) {
+    const lines: string[] = [];
+    const apply: (() => void)[] = [];
+    const fresh: number[] = [];
+    for (const row of page.item) {
+      const id = Number(row[sel.idKey]);
+      const lm = lmOf(row[sel.lmKey]);
+      if (changed) seen.add(id);
+      see(lm);
+      const text = JSON.stringify(shownRecord(row, sel));
+      const hash = hashOf(text);
+      const emitted = s.window.get(id);
+      if (emitted?.hash !== hash) {
+        lines.push(`{"op":"upsert","family":${JSON.stringify(o.family)},"record":${text}}\n`);
+        if (!s.known.has(id)) fresh.push(id);
+      }
+      apply.push(() => void s.window.set(id, { lm: Math.max(lm, emitted?.lm ?? lm), hash }));
+    }
+    if (fresh.length > 0) {
+      // Known before they are written (a crash after the lines must not lose their deletes); a delete of an ID
+      // whose line never went out is harmless, a delete missed is not.
+      for (const id of fresh) s.known.add(id);
+      o.save(s);
+    }
+    await writeLines(o, lines, apply);
+  }
+  if (changed) await writeDeletes(o, [...changed].filter((id) => !seen.has(id) && s.known.has(id)).sort((a, b) => a - b));
+  if (first) {
+    s.sinceReconcile = 0; // it compared IDs as it started
+  } else if (s.sinceReconcile + 1 >= o.reconcileEvery) {
+    await reconcile(o, await matchingIds(o, new Set()));
+    s.sinceReconcile = 0;
+  } else {
+    s.sinceReconcile++;
+  }
+  s.cursor = cursor;
+  s.started = true;
+  pruneWindow(s, o.lagSeconds);
+  o.save(s);
+}
+
+function filterOf(filter: Record<string, unknown> | undefined, bound: number | null): { filter?: Record<string, unknown> } {
+  if (bound === null) return filter ? { filter } : {};
+  return { filter: and(filter, since(bound)) };
+}
+
+/**
+ * Pass 2: the IDs changed since the bound, whatever they hold. One the watch knows that pass 1 (asked after
+ * this) did not return has left the query.
+ */
+async function changedIds(o: WatchOptions, bound: number, see: (lm: number) => void): Promise<Set<number>> {
+  const q: PageQuery = { filterMember: o.query.filterMember, filter: since(bound), fields: { ID: 'ID', lastmodified: 'lastmodified' }, idKey: 'ID' };
+  const ids = new Set<number>();
+  for await (const page of pagesOf(o.fetch, q, ALL, 0, { pageSize: ID_PAGE, signal: o.signal }, collect)) {
+    for (const row of page.item) {
+      ids.add(Number(row.ID));
+      see(lmOf(row.lastmodified));
+    }
+  }
+  return ids;
+}
+
+/** Pass 3: the IDs matching the query now, added to `ids`. */
+async function matchingIds(o: WatchOptions, ids: Set<number>): Promise<Set<number>> {
+  const q: PageQuery = { filterMember: o.query.filterMember, ...(o.query.filter ? { filter: o.query.filter } : {}), ...(o.query.search ? { search: o.query.search } : {}), fields: { ID: 'ID' }, idKey: 'ID' };
+  for await (const page of pagesOf(o.fetch, q, ALL, 0, { pageSize: ID_PAGE, signal: o.signal }, collect)) for (const row of page.item) ids.add(Number(row.ID));
+  return ids;
+}
+
+/** A known ID not matching any more was deleted. */
+async function reconcile(o: WatchOptions, matching: ReadonlySet<number>): Promise<void> {
+  const gone = [...o.state.known].filter((id) => !matching.has(id)).sort((a, b) => a - b);
+  for (let i = 0; i < gone.length; i += ID_PAGE) await writeDeletes(o, gone.slice(i, i + ID_PAGE));
+}
+
+async function writeDeletes(o: WatchOptions, ids: readonly number[]): Promise<void> {
+  const family = JSON.stringify(o.family);
+  const lines = ids.map((id) => `{"op":"delete","family":${family},"record":{"ID":${id}}}\n`);
+  await writeLines(
+    o,
+    lines,
+    ids.map((id) => () => {
+      o.state.known.delete(id);
+      o.state.window.delete(id);
+    }),
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * The lag window on a sandbox whose clock the test moves: each poll asks for
+ * `lastmodified >= cursor − lag` (the cursor the highest lastmodified seen,
+ * not the local clock), the hashes of records that fell out of the window are
+ * dropped from the cursor file, and the known IDs are kept as ranges.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freshState, fromRanges, lowerBound, pruneWindow, toRanges } from '../../src/watch/state.js';
+import { createRandom } from '../../src/util/random.js';
+import { sandboxCli } from '../helpers/cli.js';
+import { table } from '../../src/sandbox/schema.js';
+import { createAccount, onQueryBody, readCursor, tempDir, updateAccount, upsert } from './support.js';
+
+let clock = Date.UTC(2026, 0, 5, 12);
+const { sandbox, run } = sandboxCli({ now: () => clock });
+const T0 = Math.floor(clock / 1000);
+
+/** The lastmodified bounds the watch's record queries asked for, in order. */
+function boundsAsked(): (number | null)[] {
+  return sandbox()
+    .sandbox.hooks.requests.filter((r) => r.method === 'POST' && (r.body as { fields?: Record<string, string> }).fields?.firstname)
+    .map((r) => {
+      const m = /"lastmodified":\{">=":(\d+)\}/.exec(JSON.stringify(r.body));
+      return m ? Number(m[1]) : null;
+    });
+}
+
+describe('the lag window', () => {
+  it('asks from cursor − lag, and keeps hashes only for the records inside it', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^WW-"', '--fields', 'ID,lastname,firstname', '--lag', '60s', '--once', '--cursor-file', cursor];
+    const a = await createAccount(s, 'WW-a');
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WW-a')}\n`);
+    expect(readCursor(cursor)).toMatchObject({ cursor: T0, window: [[a, T0, expect.any(Number)]], known: [a, a] });
+
+    clock += 3_600_000;
+    const b = await createAccount(s, 'WW-b');
+    expect((await run(args)).stdout).toBe(`${upsert(b, 'WW-b')}\n`);
+    // a changed more than the lag before the newest change seen: out of the window, and no longer hashed.
+    expect(readCursor(cursor)).toMatchObject({ cursor: T0 + 3600, window: [[b, T0 + 3600, expect.any(Number)]], known: [a, b] });
+
+    clock += 30_000;
+    await updateAccount(s, b, { firstname: 'Hamburg' });
+    expect((await run(args)).stdout).toBe(`${upsert(b, 'WW-b', 'Hamburg')}\n`);
+    clock += 10_000;
+    expect((await run(args)).stdout).toBe(''); // b again (inside the window), unchanged: no line
+    expect(boundsAsked()).toEqual([null, T0 - 60, T0 + 3600 - 60, T0 + 3630 - 60]);
+  });
+
+  it('a lag of 0 asks from the cursor itself', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^WZ-"', '--fields', 'ID,lastname,firstname', '--lag', '0', '--once', '--cursor-file', cursor];
+    const a = await createAccount(s, 'WZ-a');
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WZ-a')}\n`);
+    clock += 5_000;
+    await updateAccount(s, a, { firstname: 'Ulm' });
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WZ-a', 'Ulm')}\n`);
+    expect(boundsAsked()).toEqual([null, Math.floor(clock / 1000) - 5]);
+  });
+});
+
+describe('a record that changes while a poll runs', () => {
+  it.each(['ID pass', 'record pass'])('and still matches is never written as deleted (changed as the %s arrives)', async (when) => {
+    const s = sandbox();
+    const p = when === 'ID pass' ? 'WRU-' : 'WRF-';
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', `lastname ~ "^${p}"`, '--fields', 'ID,lastname,firstname', '--lag', '10s', '--once', '--cursor-file', cursor];
+    const r = await createAccount(s, `${p}r`);
+    expect((await run(args)).stdout).toBe(`${upsert(r, `${p}r`)}\n`);
+    clock += 3_600_000;
+    const other = await createAccount(s, `${p}s`);
+    expect((await run(args)).stdout).toBe(`${upsert(other, `${p}s`)}\n`);
+    // r is outside the window now; it changes (and still matches) as the chosen request of the next poll arrives.
+    clock += 60_000;
+    const stop = onQueryBody(s, (body) => {
+      const fields = (body as { fields?: Record<string, string> }).fields ?? {};
+      const pass = fields.firstname ? 'record pass' : fields.lastmodified ? 'ID pass' : 'reconcile';
+      if (pass !== when) return;
+      s.sandbox.db.prepare(`UPDATE ${table('demo', 'accounts')} SET firstname = 'Moved', lastmodified = ? WHERE ID = ?`).run(Math.floor(clock / 1000), r);
+    });
+    const lines = [(await run(args)).stdout, (await run(args)).stdout].join('');
+    stop();
+    expect(lines).toBe(`${upsert(r, `${p}r`, 'Moved')}\n`);
+  });
+});
+
+describe('the state', () => {
+  it('keeps the known IDs as rising ranges, and back (seeded)', () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const random = createRandom(seed);
+    for (let trial = 0; trial < 50; trial++) {
+      const ids = new Set<number>();
+      const n = random.int(0, 300);
+      for (let i = 0; i < n; i++) ids.add(random.int(0, trial % 2 ? 400 : 100_000));
+      const ranges = toRanges(ids);
+      for (let i = 2; i < ranges.length; i += 2) expect(ranges[i]!, `seed ${seed}`).toBeGreaterThan(ranges[i - 1]! + 1);
+      const back = new Set<number>();
+      fromRanges(ranges, back);
+      expect([...back].sort((x, y) => x - y), `seed ${seed}`).toEqual([...ids].sort((x, y) => x - y));
+    }
+    expect(toRanges([5, 3, 4, 9, 10, 1])).toEqual([1, 1, 3, 5, 9, 10]);
+  });
+
+  it('never asks before --since, and prunes below the bound', () => {
+    const st = freshState(1000);
+    expect(lowerBound(st, 300)).toBe(1000);
+    st.cursor = 1200;
+    expect(lowerBound(st, 300)).toBe(1000);
+    st.cursor = 5000;
+    st.window.set(1, { lm: 4699, hash: 1 });
+    st.window.set(2, { lm: 4700, hash: 2 });
+    expect(pruneWindow(st, 300)).toBe(true);
+    expect([...st.window.keys()]).toEqual([2]);
+  });
+});
