@@ -12,6 +12,14 @@ export const DEFAULT_PORT = 8642;
 /** Start-up waits this long for the sandbox to answer its health check. */
 export const START_TIMEOUT_MS = 20_000;
 
+/**
+ * How long start-up waits for a sandbox seeding `accounts` accounts: START_TIMEOUT_MS, and 150 s more a
+ * million (seeding took 63 s a million on a 2-core machine; a new data dir is seeded before it answers).
+ */
+export function startTimeoutMs(accounts: number | undefined): number {
+  return START_TIMEOUT_MS + Math.ceil(((accounts ?? 0) * 150_000) / 1_000_000);
+}
+
 /** What `start` (and `reset`, when it restarts) needs to know. */
 export interface StartOptions {
   readonly dataDir: string;

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SvcError } from '../../errors.js';
 import type { SandboxIo } from './io.js';
-import { START_TIMEOUT_MS, type StartOptions } from './options.js';
+import { startTimeoutMs, type StartOptions } from './options.js';
 import { waitForHealthy } from './report.js';
 import { ensureDataDir, removeState, sandboxFiles, writePrivateFile, type SandboxState } from './state.js';
 
@@ -45,7 +45,8 @@ export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<S
   writePrivateFile(log, '');
   const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
   const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
-  const state = await waitForHealthy(opts.dataDir, pid, io);
+  const timeoutMs = startTimeoutMs(opts.seedAccounts);
+  const state = await waitForHealthy(opts.dataDir, pid, io, timeoutMs);
   if (state) return state;
   if (!io.proc.kill(pid, 0)) {
     removeState(opts.dataDir, pid);
@@ -53,5 +54,5 @@ export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<S
   }
   io.proc.kill(pid, 'SIGTERM');
   removeState(opts.dataDir, pid);
-  throw new SvcError(`the sandbox did not answer within ${START_TIMEOUT_MS / 1000} s; see ${log}`);
+  throw new SvcError(`the sandbox did not answer within ${Math.round(timeoutMs / 1000)} s; see ${log} (to watch a long seeding, run 'svc sandbox start --foreground')`);
 }

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxProfileName } from '../../../src/commands/sandbox/profile.js';
+import { startTimeoutMs } from '../../../src/commands/sandbox/options.js';
 import { foregroundArgs } from '../../../src/commands/sandbox/spawn.js';
 import { toSandboxStartOptions } from '../../../src/commands/sandbox/start/options.js';
 import { openProfiles } from '../../../src/config/profiles.js';
@@ -41,6 +42,12 @@ describe('svc sandbox start: flags → options', () => {
     expect(foregroundArgs({ dataDir: '/d', port: 0, https: false, oauthAccessTtlSeconds: 90 })).toEqual([
       'sandbox', 'start', '--foreground', '--data-dir', '/d', '--port', '0', '--oauth-access-ttl', '90s',
     ]);
+  });
+
+  it('waits longer for a large tenant to be seeded: 20 s, and 150 s more a million accounts', () => {
+    expect(startTimeoutMs(undefined)).toBe(20_000);
+    expect(startTimeoutMs(100_000)).toBe(35_000);
+    expect(startTimeoutMs(1_000_000)).toBe(170_000);
   });
 
   it('refuses a bad port, tenant size or fault rate with one line', () => {
