@@ -24,6 +24,12 @@ function wholeNumber(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** A variable's value as a message shows it: one short line, control characters as '?'. */
+function shown(text: string | undefined): string {
+  const t = String(text);
+  return (t.length > 40 ? `${t.slice(0, 40)}…` : t).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+}
+
 /** Whether `--shard` was given as auto/N. */
 export function isAutoShard(text: string): boolean {
   return /^\s*auto\s*\//i.test(text);
@@ -39,16 +45,16 @@ function autoIndex(count: number, env: Env): number {
   }
   const raw = env[name];
   const value = wholeNumber(raw);
-  if (value === undefined) throw new UsageError(`--shard auto/${count}: ${name} is '${raw}', not a whole number; give --shard K/${count}`);
+  if (value === undefined) throw new UsageError(`--shard auto/${count}: ${name} is '${shown(raw)}', not a whole number; give --shard K/${count}`);
   let index = value + 1;
   let range = `0 to ${count - 1}`;
   if (name === 'SLURM_ARRAY_TASK_ID') {
     const step = env.SLURM_ARRAY_TASK_STEP;
     if (step !== undefined && wholeNumber(step) !== 1) {
-      throw new UsageError(`--shard auto/${count}: the Slurm array steps by ${step} (SLURM_ARRAY_TASK_STEP); use a contiguous array, e.g. --array=1-${count}`);
+      throw new UsageError(`--shard auto/${count}: the Slurm array steps by ${shown(step)} (SLURM_ARRAY_TASK_STEP); use a contiguous array, e.g. --array=1-${count}`);
     }
     const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : wholeNumber(env.SLURM_ARRAY_TASK_MIN);
-    if (min === undefined) throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_MIN is '${env.SLURM_ARRAY_TASK_MIN}', not a whole number`);
+    if (min === undefined) throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_MIN is '${shown(env.SLURM_ARRAY_TASK_MIN)}', not a whole number`);
     const tasks = env.SLURM_ARRAY_TASK_COUNT === undefined ? undefined : wholeNumber(env.SLURM_ARRAY_TASK_COUNT);
     if (tasks !== undefined && tasks !== count) {
       throw new UsageError(`--shard auto/${count}: the Slurm array has ${tasks} tasks (SLURM_ARRAY_TASK_COUNT), not ${count}; make them agree`);
@@ -68,10 +74,10 @@ export function resolveShard(text: string, env: Env): Shard {
   if (isAutoShard(text)) {
     const m = /^\s*auto\s*\/\s*(\d{1,9})\s*$/i.exec(text);
     const count = m ? Number(m[1]) : NaN;
-    if (!(count >= 1 && count <= MAX_SHARDS)) throw new UsageError(`${USAGE}, not '${text}'`);
+    if (!(count >= 1 && count <= MAX_SHARDS)) throw new UsageError(`${USAGE}, not '${shown(text)}'`);
     return { index: autoIndex(count, env), count };
   }
   const shard = parseShard(text);
-  if (!shard) throw new UsageError(`${USAGE}, not '${text}'`);
+  if (!shard) throw new UsageError(`${USAGE}, not '${shown(text)}'`);
   return shard;
 }

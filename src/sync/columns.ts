@@ -5,7 +5,8 @@
  */
 import type { Field, ResourceFamily } from '../catalogue/index.js';
 import { isComposite } from '../catalogue/index.js';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
+import type { Row } from '../output/view.js';
 import { fieldOfPath } from '../records/columns.js';
 import type { Selected } from '../records/query-body.js';
 
@@ -106,8 +107,11 @@ export function fieldsMember(columns: readonly ColumnPlan[]): Record<string, str
   return { ...map };
 }
 
-/** A value as a column stores it: null, a number, a boolean as 0/1 (for SQLite), or text. */
-export function cellOf(kind: ColumnKind, value: unknown): string | number | null {
+/**
+ * A value as a column stores it: null, a number, a boolean as 0/1 (for SQLite), or text.
+ * `widths`: integers must fit the column's width (DuckDB's SMALLINT, INTEGER); otherwise any integer a JSON number carries exactly (SQLite's INTEGER).
+ */
+export function cellOf(kind: ColumnKind, value: unknown, widths = false): string | number | null {
   if (value === null || value === undefined) return null;
   switch (kind) {
     case 'bool':
@@ -119,10 +123,54 @@ export function cellOf(kind: ColumnKind, value: unknown): string | number | null
     case 'any':
       return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : JSON.stringify(value);
     default:
-      if (typeof value === 'number') return value;
       if (typeof value === 'boolean') return value ? 1 : 0;
-      throw new Error(`the service sent ${JSON.stringify(value)?.slice(0, 60)} for a numeric column`);
+      if (typeof value === 'number' && fits(widths || !RANGE[kind] ? kind : 'bigint', value, widths)) return value;
+      throw new NotFitting(widths || !RANGE[kind] ? kind : 'bigint', widths);
   }
+}
+
+/** The integers each integer kind holds (bigint: those a JSON number carries exactly). */
+const RANGE: Partial<Record<ColumnKind, readonly [number, number]>> = {
+  smallint: [-32768, 32767],
+  int: [-2147483648, 2147483647],
+  bigint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
+/** DuckDB's DECIMAL(38,10) holds 28 digits before the point. */
+const MONEY_LIMIT = 1e28;
+
+function fits(kind: ColumnKind, value: number, widths = false): boolean {
+  const range = RANGE[kind];
+  if (kind === 'money' && widths) return Number.isFinite(value) && Math.abs(value) < MONEY_LIMIT;
+  if (!range) return Number.isFinite(value);
+  return Number.isInteger(value) && value >= range[0] && value <= range[1];
+}
+
+/** A value its column cannot hold (cellOf); rowCells names the record and the column. */
+class NotFitting extends Error {
+  constructor(readonly kind: ColumnKind, widths = false) {
+    const range = RANGE[kind];
+    super(`not ${range ? `an integer from ${range[0]} to ${range[1]}` : kind === 'money' && widths ? 'an amount below 10^28 (DECIMAL(38,10))' : 'a number'}`);
+  }
+}
+
+/**
+ * A record's cells in column order; a value that does not fit its column (the
+ * catalogue's type) stops the sync (exit 1) with a line naming the record, the
+ * column and what to do, before anything of its batch is written.
+ */
+export function rowCells(columns: readonly ColumnPlan[], row: Row, widths = false): (string | number | null)[] {
+  return columns.map((c) => {
+    try {
+      return cellOf(c.kind, row[c.name], widths);
+    } catch (err) {
+      if (!(err instanceof NotFitting)) throw err;
+      const shown = JSON.stringify(row[c.name]) ?? String(row[c.name]);
+      const excerpt = (shown.length > 40 ? `${shown.slice(0, 40)}…` : shown).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+      const fix = c.path === 'ID' ? (widths ? 'sync into a .sqlite file' : 'export it as csv or ndjson') : 'leave it out with --fields (and --reset), or export it as csv or ndjson';
+      throw new SvcError(`record ${String(row.ID)}: ${c.name} is ${excerpt}, ${err.message} as the catalogue says; ${fix}`);
+    }
+  });
 }
 
 /** Double-quoted SQL identifier (both engines): inner quotes doubled. */

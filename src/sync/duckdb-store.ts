@@ -8,7 +8,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
-import { cellOf, DELETED_AT, ident, type ColumnKind, type ColumnPlan } from './columns.js';
+import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
 import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
@@ -69,8 +69,7 @@ function stateOf(r: Record<string, unknown>): SyncState {
 }
 
 /** Text of a cell for the all-text staging table (booleans as true/false, numbers in their shortest round-trip form). */
-function stagedText(kind: ColumnKind, value: unknown): string | null {
-  const cell = cellOf(kind, value);
+function stagedText(kind: ColumnKind, cell: string | number | null): string | null {
   if (cell === null) return null;
   if (kind === 'bool') return cell === 1 ? 'true' : 'false';
   return typeof cell === 'number' ? String(cell) : cell;
@@ -140,13 +139,15 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
     async upsert(family, columns, rows, state, fresh) {
       const name = await stage(family, columns);
       await c.run(`DELETE FROM ${ident(name)}`);
+      // Every value checked before any is appended: one that does not fit its column stops the run, nothing half-staged.
+      const cellRows = rows.map((row) => rowCells(columns, row, true));
       const appender = await c.createAppender(name, 'main', 'temp');
-      for (const row of rows) {
-        for (const col of columns) {
-          const text = stagedText(col.kind, row[col.name]);
+      for (const cells of cellRows) {
+        columns.forEach((col, i) => {
+          const text = stagedText(col.kind, cells[i] ?? null);
           if (text === null) appender.appendNull();
           else appender.appendVarchar(text);
-        }
+        });
         appender.endRow();
       }
       appender.closeSync();

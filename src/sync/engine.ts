@@ -19,6 +19,7 @@ import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { Selected } from '../records/query-body.js';
+import { refuseReferencePaths } from '../records/followed-paths.js';
 import { version } from '../version.js';
 import { fieldsMember, planColumns, type ColumnPlan } from './columns.js';
 import type { SyncState, SyncStore } from './store.js';
@@ -98,8 +99,20 @@ function filterText(f: RememberedFilter): string {
   return canonicalJson({ filter: f.filter, filterJson: f.filterJson, search: f.search, tz: f.tz });
 }
 
-function parseFilter(text: string): RememberedFilter {
-  const v = JSON.parse(text) as Partial<RememberedFilter>;
+/** A member of the saved state as JSON; a usage error naming --reset when it is not (the state was edited by hand). */
+function stateJson(family: string, member: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${family}: the saved sync state's ${member} is not what svc wrote (not JSON); add --reset to rebuild the table`);
+  }
+}
+
+function parseFilter(text: string, family = ''): RememberedFilter {
+  const v = stateJson(family, 'filter', text) as Partial<RememberedFilter>;
+  if (typeof v !== 'object' || v === null || (v.filter !== undefined && !Array.isArray(v.filter)) || (v.filterJson !== undefined && !Array.isArray(v.filterJson))) {
+    throw new UsageError(`${family}: the saved sync state's filter is not what svc wrote; add --reset to rebuild the table`);
+  }
   return { filter: v.filter ?? [], filterJson: v.filterJson ?? [], ...(v.search !== undefined ? { search: v.search } : {}), ...(v.tz !== undefined ? { tz: v.tz } : {}) };
 }
 
@@ -117,7 +130,7 @@ function describeFilter(f: RememberedFilter): string {
 export function settingsFor(job: Pick<SyncJob, 'family' | 'given' | 'reset'>, state: SyncState | undefined): Settings {
   const { given } = job;
   if (!state || job.reset) return { filter: given.filter ?? EMPTY_FILTER, fields: given.fields ?? '', keepDeleted: given.keepDeleted ?? false };
-  const kept: Settings = { filter: parseFilter(state.filter), fields: state.fields, keepDeleted: state.keepDeleted };
+  const kept: Settings = { filter: parseFilter(state.filter, job.family.name), fields: state.fields, keepDeleted: state.keepDeleted };
   const refuse = (what: string, was: string, now: string): never => {
     throw new UsageError(`${job.family.name}: this copy was made with ${was}, not ${now}; run without ${what} to keep it, or add --reset to rebuild the table`);
   };
@@ -232,6 +245,9 @@ async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: Pa
   yield* inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: pass.signal });
 }
 
+/** How far the service's latest lastmodified may be ahead of this machine's clock and still be taken as the cursor. */
+export const FUTURE_SECONDS = 86_400;
+
 /** Pages a transaction writes (fewer commits, and DuckDB merges far fewer times). */
 const BATCH_PAGES = 5;
 
@@ -266,19 +282,25 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   const previous = await store.readState(name);
   const settings = settingsFor(job, previous);
   const compiled = await job.compile(settings);
+  refuseReferencePaths(family, 'sync', (compiled.selected ?? []).map((f) => f.path), compiled.filter, job.given.fields === undefined && job.given.filter === undefined && previous !== undefined);
   const columns = planColumns(family, compiled.selected ?? family.fields.map((f) => ({ name: f.name, path: f.name })), settings.keepDeleted);
   const tableThere = await store.hasTable(name);
   if (!previous && tableThere) {
     throw new SvcError(`${store.path} already has a table '${name}' that svc sync did not make; it is left as it is: sync into another file, or drop that table`);
   }
-  const keptColumns = previous ? (JSON.parse(previous.columns) as ColumnPlan[]) : undefined;
+  const keptColumns = previous && !job.reset ? (stateJson(name, 'columns', previous.columns) as ColumnPlan[]) : undefined;
   if (previous && !job.reset && canonicalJson(keptColumns) !== canonicalJson(columns)) {
     throw new UsageError(`${name}: the catalogue's types for these fields changed since this copy was made; add --reset to rebuild the table`);
   }
   const { fetch, count, requests } = counted(job.fetch, (body) => job.count(body));
   const pass: Pass = { fetch, count, signal: job.signal, concurrency: job.concurrency, pageSize: job.pageSize, warn: job.warn };
-  const clock = await serviceClock(pass);
   const nowSeconds = (): number => Math.floor(job.now() / 1000);
+  // A record stamped far in the future (an import, a clock jump on the service) would put every later change below
+  // the cursor: then the cursor is this machine's clock (a lower cursor only fetches more). A service clock ahead of
+  // this one by less than FUTURE_SECONDS is taken as clock skew.
+  const serviceMax = await serviceClock(pass);
+  const clock = serviceMax !== undefined && serviceMax > nowSeconds() + FUTURE_SECONDS ? nowSeconds() : serviceMax;
+  if (clock !== serviceMax) job.warn(`a record was changed in the future (lastmodified ${serviceMax}); the cursor is kept at this machine's clock`);
   const base = { family: name, filter: filterText(settings.filter), fields: settings.fields, keepDeleted: settings.keepDeleted, columns: JSON.stringify(columns), svcVersion: version };
   let state: SyncState;
   if (!previous || job.reset || !tableThere) {

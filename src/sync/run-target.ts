@@ -13,6 +13,7 @@ import type { LockProcesses } from '../util/file-lock.js';
 import { syncFamily, type SyncJob, type SyncSummary } from './engine.js';
 import type { SyncFlags } from './flags.js';
 import { openStore } from './open.js';
+import { engineFailure, inUse } from './store.js';
 import { checkTarget, lockSyncTarget } from './target.js';
 
 /** One family of a run: what its flags gave, and how its settings compile. */
@@ -84,11 +85,15 @@ export async function runTarget(job: TargetJob): Promise<SyncSummary[]> {
               ...(progress ? { progress: (n: number) => progress.update(n) } : {}),
             }),
           );
+        } catch (err) {
+          throw inUse(flags.into, err) ?? engineFailure(flags.into, f.family.name, store.kind, err) ?? err;
         } finally {
           progress?.clear();
         }
       }
       return summaries;
+    } catch (err) {
+      throw inUse(flags.into, err) ?? err;
     } finally {
       await store.close();
     }

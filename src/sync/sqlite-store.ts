@@ -7,7 +7,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
 import type { Row } from '../output/view.js';
-import { cellOf, DELETED_AT, ident, type ColumnKind, type ColumnPlan } from './columns.js';
+import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
 import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
@@ -111,7 +111,7 @@ export async function openSqlite(path: string): Promise<SyncStore> {
       const done: Upserted = { inserted: 0, updated: 0 };
       db.transaction(() => {
         for (const row of rows) {
-          const cells = columns.map((c) => cellOf(c.kind, row[c.name]));
+          const cells = rowCells(columns, row);
           if (fresh) {
             insert.run(...cells);
             done.inserted++;

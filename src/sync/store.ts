@@ -85,8 +85,41 @@ export function engineOf(path: string): 'sqlite' | 'duckdb' {
   return engine;
 }
 
+/** The first line of an engine's error, short, without control characters. */
+function firstLine(err: unknown): string {
+  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  return (text.length > 300 ? `${text.slice(0, 300)}…` : text).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+}
+
+/** The target is held by another program (a write transaction in SQLite, DuckDB's file lock): exit 1 saying so; undefined for any other error. */
+export function inUse(path: string, err: unknown): SvcError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : '';
+  if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED' && !/database is locked|could not set lock on file/i.test(message)) return undefined;
+  return new SvcError(`${path} is in use by another program (${firstLine(err)}); close it or wait for its work to end, then run the sync again`);
+}
+
+/**
+ * An error of the database engine while a family's copy is written (its table
+ * changed by hand, a trigger, a disk full): exit 1, one line naming the file,
+ * the family, the engine's reason and --reset; undefined for any other error.
+ */
+export function engineFailure(path: string, family: string, engine: 'sqlite' | 'duckdb', err: unknown): SvcError | undefined {
+  if (!(err instanceof Error) || err instanceof SvcError) return undefined;
+  const code = (err as { code?: unknown }).code;
+  const sqlite = err.name === 'SqliteError' || (typeof code === 'string' && code.startsWith('SQLITE_'));
+  // DuckDB's errors are plain Errors whose message starts with their kind ("Catalog Error: …", "Constraint Error: …").
+  const duckdb = engine === 'duckdb' && err.constructor === Error && /^[A-Z][A-Za-z ]{1,40} Error: /.test(err.message);
+  if (!sqlite && !duckdb) return undefined;
+  return new SvcError(
+    `${path}: the ${family} copy could not be written (${firstLine(err)}); it holds every page written before. If its table was changed by hand, add --reset to rebuild it`,
+  );
+}
+
 /** A database the engine cannot read: refused, never overwritten. */
 export function notADatabase(path: string, engine: string, err: unknown): SvcError {
-  const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  const busy = inUse(path, err);
+  if (busy) return busy;
+  const why = firstLine(err);
   return new SvcError(`${path} is not a ${engine} database svc can use (${why}); it is left as it is: give another --into file`);
 }

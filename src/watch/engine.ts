@@ -51,6 +51,8 @@ export interface WatchOptions {
   readonly onClosed?: () => void;
   readonly signal: AbortSignal;
   readonly warn: (message: string) => void;
+  /** This machine's clock (ms since the epoch): a record stamped more than a day ahead of it does not move the cursor past it (absent: no such check). */
+  readonly now?: () => number;
 }
 
 /** How the watch ended without an error. */
@@ -58,6 +60,8 @@ export type WatchEnd = 'once' | 'closed';
 
 /** Polls tried again after a server failure (waiting interval, 2×, 4×) before the watch gives up. */
 export const POLL_RETRIES = 3;
+/** How far a record's lastmodified may be ahead of this machine's clock and still move the cursor (beyond: the clock does). */
+const FUTURE_SECONDS = 86_400;
 /** Records per request of the ID-only passes. */
 const ID_PAGE = 10_000;
 const ALL: IdRange = { after: 0, upTo: null };
@@ -114,8 +118,13 @@ async function poll(o: WatchOptions): Promise<void> {
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
   let cursor = s.cursor;
-  const see = (lm: number): void => {
-    if (lm !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
+  // A record stamped far in the future (an import, a clock jump on the service) would put every later change below
+  // cursor - lag: the cursor goes no further than this machine's clock then (a lower cursor only asks for more; the
+  // window's hashes keep what was written from being written again). Less than a day ahead is taken as clock skew.
+  const now = o.now ? Math.floor(o.now() / 1000) : undefined;
+  const see = (seen: number): void => {
+    const lm = now !== undefined && seen > now + FUTURE_SECONDS ? Math.max(now, cursor ?? now) : seen;
+    if (seen !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
   };
   const first = !s.started;
   if (first) {

@@ -57,12 +57,23 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The text of --filter-file (- for stdin); a file that cannot be read is a usage error naming it. */
+export async function readFilterFile(file: string, ctx: Context): Promise<string> {
+  if (file === '-') return readAllStdin(ctx.deps);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    throw new UsageError(`cannot read --filter-file ${file} (${why}); give a readable file of JSON, or - for standard input`);
+  }
+}
+
 /** The filter from --filter (the language), --filter-json and --filter-file, all ANDed. */
 export async function buildFilter(family: ResourceFamily, opts: FilterOptions, ctx: Context): Promise<Record<string, unknown> | undefined> {
   const parts: Record<string, unknown>[] = opts.filterJson.map((j) => jsonObject(j, '--filter-json'));
   if (opts.filterFile) {
-    const text = opts.filterFile === '-' ? await readAllStdin(ctx.deps) : readFileSync(opts.filterFile, 'utf8');
-    parts.push(jsonObject(text, `--filter-file ${opts.filterFile}`));
+    parts.push(jsonObject(await readFilterFile(opts.filterFile, ctx), `--filter-file ${opts.filterFile}`));
   }
   if (opts.filter.length === 0 && parts.length <= 1) return parts[0];
   const { compileFilter, combineFilters, renderFilterError } = await import('../../filter/index.js');

@@ -21,7 +21,7 @@ export const syncVerb: VerbCommand<'sync'> = {
   spec: (family): CommandSpec<SyncOptions> => ({
     name: 'sync',
     summary: `keep a copy of the matching ${family.name} in a SQLite or DuckDB file in step (incremental)`,
-    options: [...filterOptionSpecs, { flags: '--fields <list>', help: 'fields to copy: a,b,contact.city,alias=path (default: every field; ID is always kept)' }, ...syncOptionSpecs],
+    options: [...filterOptionSpecs, { flags: '--fields <list>', help: 'fields to copy: a,b,extdata.NAME,alias=path (default: every field; ID is always kept; no paths through a reference such as contact.city: their changes do not show)' }, ...syncOptionSpecs],
     notes: NOTES,
     examples: [
       `svc ${family.name} sync --into copy.sqlite`,

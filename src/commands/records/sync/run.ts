@@ -5,13 +5,11 @@
  * quiet otherwise (cron). SIGINT/SIGTERM: exit 130, the copy at its last
  * committed page.
  */
-import { readFileSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
-import { readAllStdin } from '../../../cli/prompt.js';
 import { UsageError } from '../../../errors.js';
 import { postQuery, postQueryEach } from '../../../records/query.js';
 import type { RememberedFilter } from '../../../sync/engine.js';
-import { buildFilter, filterMemberOf } from '../filter-flags.js';
+import { buildFilter, filterMemberOf, readFilterFile } from '../filter-flags.js';
 import type { SyncOptions } from './options.js';
 
 /** The filter flags of this run, or undefined when none was given (the remembered ones apply). */
@@ -20,8 +18,7 @@ async function givenFilter(opts: SyncOptions, ctx: Context): Promise<RememberedF
   if (!any) return undefined;
   const filterJson = [...opts.filterJson];
   if (opts.filterFile !== undefined) {
-    const text = opts.filterFile === '-' ? await readAllStdin(ctx.deps) : readFileSync(opts.filterFile, 'utf8');
-    filterJson.push(text.trim());
+    filterJson.push((await readFilterFile(opts.filterFile, ctx)).trim());
   }
   return { filter: opts.filter, filterJson, ...(opts.search !== undefined ? { search: opts.search } : {}), ...(opts.tz !== undefined ? { tz: opts.tz } : {}) };
 }

@@ -22,7 +22,7 @@ export const watchVerb: VerbCommand<'watch'> = {
     summary: `follow changes to ${family.name} records: one NDJSON line per upsert or delete, polling lastmodified`,
     options: [
       ...filterOptionSpecs,
-      { flags: '--fields <list>', help: 'fields of each record: a,b,contact.city,alias=path (default: every field; the ID is always there)' },
+      { flags: '--fields <list>', help: 'fields of each record: a,b,extdata.NAME,alias=path (default: every field; the ID is always there; no paths through a reference such as contact.city: their changes do not show)' },
       { flags: '--interval <duration>', help: 'time between polls, e.g. 500ms, 10s, 1m (default 10s)' },
       { flags: '--lag <duration>', help: 'ask again for changes this far behind the newest seen, for clock skew and long transactions (default 5m; 0 for none)' },
       { flags: '--reconcile-every <n>', help: `compare IDs to find deletions every n polls (default ${DEFAULT_RECONCILE_EVERY}; 1: every poll)` },

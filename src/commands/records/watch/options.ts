@@ -41,10 +41,16 @@ export function toWatchOptions(family: ResourceFamily, flags: Readonly<Record<st
   const since = str(flags, 'since');
   const cursorFile = str(flags, 'cursorFile');
   if (cursorFile === '') throw new UsageError('--cursor-file needs a file name');
+  const selected = fields !== undefined ? parseFields(family, fields, findFamily) : undefined;
+  for (const s of selected ?? []) {
+    // Every line names its record by "ID" (a delete carries only that), and the watch's own keys start with __svc_.
+    if (s.name.toLowerCase() === 'id' && s.path !== 'ID') throw new UsageError(`--fields: 'ID' names the record's ID in every line, not ${s.path}; give that field another name (alias=path)`);
+    if (s.name.startsWith('__svc_')) throw new UsageError(`--fields: names starting with __svc_ are the watch's own; give ${s.path} another name (alias=path)`);
+  }
   return {
     ...filters,
     family,
-    ...(fields !== undefined ? { fields, selected: parseFields(family, fields, findFamily) } : {}),
+    ...(fields !== undefined && selected ? { fields, selected } : {}),
     intervalMs: interval === undefined ? DEFAULT_INTERVAL_MS : parseDuration(interval, '--interval', MAX_TIMER_MS),
     lagSeconds: lag === undefined ? DEFAULT_LAG_SECONDS : parseLag(lag),
     reconcileEvery: reconcile === undefined ? DEFAULT_RECONCILE_EVERY : parseCount('--reconcile-every', reconcile, 1, 1_000_000),

@@ -3,9 +3,12 @@
  * --filter-json, --filter-file, --search, --fields as query takes them), and
  * the fingerprint of those flags as typed that ties a cursor file to it.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
 import { queryBody } from '../../../records/query-body.js';
 import type { WatchQuery } from '../../../watch/engine.js';
+import { refuseReferencePaths } from '../../../records/followed-paths.js';
 import { buildFilter, filterMemberOf } from '../filter-flags.js';
 import type { WatchOptions } from './options.js';
 
@@ -19,6 +22,7 @@ export interface WatchRequest {
 
 export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<WatchRequest> {
   const filter = await buildFilter(opts.family, opts, ctx);
+  refuseReferencePaths(opts.family, 'watch', (opts.selected ?? []).map((f) => f.path), filter);
   const filterMember = await filterMemberOf(ctx);
   const fields = opts.selected ? (queryBody({ filterMember, fields: opts.selected }).fields as Record<string, string>) : undefined;
   const given = (values: readonly string[]): readonly string[] | undefined => (values.length ? values : undefined);
@@ -28,6 +32,8 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
       filter: given(opts.filter),
       filterJson: given(opts.filterJson),
       filterFile: opts.filterFile,
+      // What the file said, not only its name: a cursor file never resumes with another filter.
+      filterFileSha256: opts.filterFile !== undefined && opts.filterFile !== '-' ? createHash('sha256').update(readFileSync(opts.filterFile, 'utf8').trim()).digest('hex') : undefined,
       search: opts.search,
       tz: opts.tz,
       fields: opts.fields,

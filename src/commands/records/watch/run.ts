@@ -67,6 +67,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
       onClosed: () => cursor.lock?.release(),
       signal,
       warn: (m) => void deps.stderr.write(`svc: ${m}\n`),
+      now: () => deps.now(),
     });
   } finally {
     cursor.lock?.release();
