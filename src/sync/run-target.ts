@@ -4,8 +4,8 @@
  * and the summaries answered. What the commands share (src/commands/records/sync
  * and src/commands/sync); they give the connection, the filters and the streams.
  */
+import { interruptSignal, type OnceSignal } from '../util/interrupt.js';
 import type { ResourceFamily } from '../catalogue/index.js';
-import { InterruptedError } from '../errors.js';
 import type { FetchRows } from '../export/pager.js';
 import type { Progress } from '../export/progress.js';
 import type { ObjectView, RecordsView } from '../output/view.js';
@@ -44,13 +44,9 @@ export function leafFromEnv(env: Readonly<Record<string, string | undefined>>): 
   return Number.isSafeInteger(n) && n > 0 ? { leaf: n } : {};
 }
 
-/** Aborts on the first SIGINT or SIGTERM with the error to report (exit 130). */
-export function interruptSignal(onceSignal: ((signal: 'SIGINT' | 'SIGTERM', fn: () => void) => void) | undefined): AbortSignal {
-  const controller = new AbortController();
-  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}; the copy holds every page written before it`));
-  onceSignal?.('SIGINT', on('SIGINT'));
-  onceSignal?.('SIGTERM', on('SIGTERM'));
-  return controller.signal;
+/** Aborts on the first SIGINT or SIGTERM with the error to report (exit 130), saying what the copy keeps. */
+export function syncInterruptSignal(onceSignal: OnceSignal | undefined): AbortSignal {
+  return interruptSignal(onceSignal, '; the copy holds every page written before it');
 }
 
 /** Runs the families into the target in turn; the copy stays at its last committed page on any failure. */

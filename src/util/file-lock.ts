@@ -26,6 +26,11 @@ export interface LockProcesses {
   isAlive(pid: number): boolean;
 }
 
+/** What a lock needs of a process control (its pid, and whether another pid runs), when there is one. */
+export function lockProcessesOf(p: { readonly pid: number; kill(pid: number, signal: 0): boolean } | undefined): LockProcesses | undefined {
+  return p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined;
+}
+
 /** The holder, as written in the lock file. */
 export interface LockOwner {
   readonly pid: number | null;

@@ -5,11 +5,12 @@ import { UsageError } from '../../errors.js';
 import { postQuery, postQueryEach } from '../../records/query.js';
 import { buildFilter, filterMemberOf } from '../records/filter-flags.js';
 import type { SyncAllOptions } from './options.js';
+import { lockProcessesOf } from '../../util/file-lock.js';
 
 export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<void> {
   const { deps } = ctx;
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
-  const [{ compileSettings }, { runTarget, interruptSignal, summariesView, leafFromEnv }, { createProgress }, { tuneHeapForStreaming }] = await Promise.all([
+  const [{ compileSettings }, { runTarget, syncInterruptSignal, summariesView, leafFromEnv }, { createProgress }, { tuneHeapForStreaming }] = await Promise.all([
     import('../../sync/compile.js'),
     import('../../sync/run-target.js'),
     import('../../export/progress.js'),
@@ -19,7 +20,7 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
   tuneHeapForStreaming();
   const quietOutput = ctx.globals.output === undefined && !deps.stdout.isTTY;
   if (!quietOutput) ctx.output();
-  const signal = interruptSignal(deps.processes ? (s, fn) => deps.processes?.onceSignal(s, fn) : undefined);
+  const signal = syncInterruptSignal(deps.processes ? (s, fn) => deps.processes?.onceSignal(s, fn) : undefined);
   const filterMember = await filterMemberOf(ctx);
   const { client } = await ctx.connect({ token: true });
   const build = (f: ResourceFamily, o: Parameters<typeof buildFilter>[1]): ReturnType<typeof buildFilter> => buildFilter(f, o, ctx);
@@ -38,7 +39,7 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
     countFor: (f) => async (body) => (await postQuery<{ count: number }>(client, f, body, signal)).count,
     signal,
     ...leafFromEnv(deps.env),
-    ...(p ? { processes: { pid: p.pid, isAlive: (pid: number) => p.kill(pid, 0) } } : {}),
+    ...(p ? { processes: lockProcessesOf(p) } : {}),
     now: () => deps.now(),
     warn: (m) => void (opts.sync.quiet ? undefined : deps.stderr.write(`svc: ${m}\n`)),
     ...(showProgress ? { progressFor: (f: ResourceFamily) => createProgress(deps.stderr, () => deps.now(), `${f.name} sync`) } : {}),

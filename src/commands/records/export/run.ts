@@ -7,31 +7,16 @@
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
 import type { Deps } from '../../../cli/deps.js';
-import { InterruptedError } from '../../../errors.js';
 import type { ExportRequest } from '../../../export/plan.js';
 import type { HttpClient } from '../../../http/client.js';
 import { postQuery, postQueryEach, queryRequest } from '../../../records/query.js';
 import { parseDuration } from '../../../util/duration.js';
 import { parseCount } from '../../../records/query-body.js';
-import type { LockProcesses } from '../../../util/file-lock.js';
+import { lockProcessesOf } from '../../../util/file-lock.js';
+import { interruptSignal } from '../../../util/interrupt.js';
 import type { ExportOptions } from './options.js';
 import { exportedNotice } from './render.js';
 import { commandText, toDestination, toExportRequest, type Destination } from './request.js';
-
-/** Aborts on the first SIGINT or SIGTERM; a repeat (conf re-raises after its cleanup) is absorbed. */
-function interruptSignal(deps: Deps): AbortSignal {
-  const controller = new AbortController();
-  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}`));
-  deps.processes?.onceSignal('SIGINT', on('SIGINT'));
-  deps.processes?.onceSignal('SIGTERM', on('SIGTERM'));
-  return controller.signal;
-}
-
-/** What the export engine needs to tell a running export's lock from a dead one's. */
-function lockProcesses(deps: Deps): LockProcesses | undefined {
-  const p = deps.processes;
-  return p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined;
-}
 
 /** One export on its way: the options, where it goes, the request and what stops it. */
 interface Running {
@@ -61,7 +46,7 @@ export async function runExportCommand(opts: ExportOptions, ctx: Context): Promi
     deps.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return;
   }
-  const signal = interruptSignal(deps);
+  const signal = interruptSignal(deps.processes ? (sig, fn) => deps.processes?.onceSignal(sig, fn) : undefined);
   const { client } = await ctx.connect({ token: true });
   const running: Running = { opts, dest, request, command: commandText(opts, dest), client, signal };
   if (opts.serverSide) await serverSide(running, ctx);
@@ -87,7 +72,7 @@ async function clientSide(r: Running, asked: Record<string, unknown>, ctx: Conte
     pageSize: opts.pageSize,
     concurrency: opts.concurrency ?? 1,
     ...(dest.target ? { target: dest.target } : {}),
-    ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
+    ...(deps.processes ? { processes: lockProcessesOf(deps.processes) } : {}),
     resume: opts.resume,
     ...(deps.env.SVC_CHECKPOINT_EVERY ? { checkpointEveryMs: parseDuration(deps.env.SVC_CHECKPOINT_EVERY, 'SVC_CHECKPOINT_EVERY') } : {}),
     ...(deps.env.SVC_PARQUET_ROW_GROUP ? { rowGroupRows: parseCount('SVC_PARQUET_ROW_GROUP', deps.env.SVC_PARQUET_ROW_GROUP, 1, 1_000_000) } : {}),
@@ -111,7 +96,7 @@ async function serverSide(r: Running, ctx: Context): Promise<void> {
     request: r.request,
     command: r.command,
     ...(dest.target ? { target: dest.target } : {}),
-    ...(deps.processes ? { processes: lockProcesses(deps) } : {}),
+    ...(deps.processes ? { processes: lockProcessesOf(deps.processes) } : {}),
     manifest: opts.manifest,
     open: async (body) => (await queryRequest(client, opts.family, body, signal)).body,
     stdout: deps.stdout,

@@ -11,6 +11,7 @@ import { postQuery, postQueryEach } from '../../../records/query.js';
 import type { RememberedFilter } from '../../../sync/engine.js';
 import { buildFilter, filterMemberOf, readFilterFile } from '../filter-flags.js';
 import type { SyncOptions } from './options.js';
+import { lockProcessesOf } from '../../../util/file-lock.js';
 
 /** The filter flags of this run, or undefined when none was given (the remembered ones apply). */
 async function givenFilter(opts: SyncOptions, ctx: Context): Promise<RememberedFilter | undefined> {
@@ -29,7 +30,7 @@ export async function runSyncCommand(opts: SyncOptions, ctx: Context): Promise<v
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
   const filter = await givenFilter(opts, ctx);
   const build = (f: typeof family, o: Parameters<typeof buildFilter>[1]): ReturnType<typeof buildFilter> => buildFilter(f, o, ctx);
-  const [{ compileSettings }, { runTarget, interruptSignal, summaryView, leafFromEnv }] = await Promise.all([import('../../../sync/compile.js'), import('../../../sync/run-target.js')]);
+  const [{ compileSettings }, { runTarget, syncInterruptSignal, summaryView, leafFromEnv }] = await Promise.all([import('../../../sync/compile.js'), import('../../../sync/run-target.js')]);
   if (opts.explain || opts.printRequest) {
     // What this run's flags ask for (the target is not read): the filter, or the first page's body.
     const compiled = await compileSettings(family, { filter: filter ?? { filter: [], filterJson: [] }, fields: opts.fields ?? '', keepDeleted: false }, build);
@@ -45,7 +46,7 @@ export async function runSyncCommand(opts: SyncOptions, ctx: Context): Promise<v
   }
   const quietOutput = ctx.globals.output === undefined && !deps.stdout.isTTY;
   if (!quietOutput) ctx.output();
-  const signal = interruptSignal(deps.processes ? (s, fn) => deps.processes?.onceSignal(s, fn) : undefined);
+  const signal = syncInterruptSignal(deps.processes ? (s, fn) => deps.processes?.onceSignal(s, fn) : undefined);
   const filterMember = await filterMemberOf(ctx);
   const { client } = await ctx.connect({ token: true });
   const showProgress = opts.sync.progress || (!opts.sync.quiet && deps.stderr.isTTY);
@@ -68,7 +69,7 @@ export async function runSyncCommand(opts: SyncOptions, ctx: Context): Promise<v
     countFor: (f) => async (body) => (await postQuery<{ count: number }>(client, f, body, signal)).count,
     signal,
     ...leafFromEnv(deps.env),
-    ...(p ? { processes: { pid: p.pid, isAlive: (pid: number) => p.kill(pid, 0) } } : {}),
+    ...(p ? { processes: lockProcessesOf(p) } : {}),
     now: () => deps.now(),
     warn: (m) => void (opts.sync.quiet ? undefined : deps.stderr.write(`svc: ${m}\n`)),
     ...(showProgress ? { progressFor: (f: typeof family) => createProgress(deps.stderr, () => deps.now(), `${f.name} sync`) } : {}),

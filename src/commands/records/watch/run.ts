@@ -8,27 +8,13 @@
  * crash leaves (nothing missed; that poll's lines may come again).
  */
 import type { Context } from '../../../cli/context.js';
-import type { Deps } from '../../../cli/deps.js';
-import { InterruptedError, UsageError } from '../../../errors.js';
+import { UsageError } from '../../../errors.js';
 import { postQueryEach } from '../../../records/query.js';
-import type { HeldLock, LockProcesses } from '../../../util/file-lock.js';
+import { lockProcessesOf, type HeldLock } from '../../../util/file-lock.js';
+import { interruptSignal } from '../../../util/interrupt.js';
 import type { WatchState } from '../../../watch/state.js';
 import type { WatchOptions } from './options.js';
 import { commandText, toWatchRequest } from './request.js';
-
-/** Aborts on the first SIGINT or SIGTERM; a repeat (conf re-raises after its cleanup) is absorbed. */
-function interruptSignal(deps: Deps): AbortSignal {
-  const controller = new AbortController();
-  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}`));
-  deps.processes?.onceSignal('SIGINT', on('SIGINT'));
-  deps.processes?.onceSignal('SIGTERM', on('SIGTERM'));
-  return controller.signal;
-}
-
-function lockProcesses(deps: Deps): LockProcesses | undefined {
-  const p = deps.processes;
-  return p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined;
-}
 
 export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise<void> {
   const { deps } = ctx;
@@ -46,7 +32,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
     deps.stdout.write(`${JSON.stringify(opts.explain ? (req.query.filter ?? {}) : body, null, 2)}\n`);
     return;
   }
-  const signal = interruptSignal(deps);
+  const signal = interruptSignal(deps.processes ? (sig, fn) => deps.processes?.onceSignal(sig, fn) : undefined);
   const cursor = await openCursor(opts, ctx, req.fingerprint, since);
   try {
     const { client } = await ctx.connect({ token: true });
@@ -93,7 +79,7 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
   if (file === undefined) return { state: freshState(since), save: () => undefined };
   const [{ acquireLock }, { loadCursor, saveCursor }] = await Promise.all([import('../../../util/file-lock.js'), import('../../../watch/cursor-file.js')]);
   const refusal = (holder: string): string => `another watch with the cursor file ${file} is running (${holder}); stop it first, or give another --cursor-file`;
-  const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcesses(deps), () => deps.now(), refusal);
+  const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcessesOf(deps.processes), () => deps.now(), refusal);
   try {
     const saved = loadCursor(file, opts.family.name, fingerprint);
     if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${file} holds one already; drop --since to resume it, or remove the file`);
