@@ -7,7 +7,6 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
-import type { Row } from '../output/view.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
 import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 

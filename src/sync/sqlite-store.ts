@@ -6,8 +6,7 @@
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
-import type { Row } from '../output/view.js';
-import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
+import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
 import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {

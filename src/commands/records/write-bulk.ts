@@ -10,7 +10,8 @@ import type { Deps } from '../../cli/deps.js';
 import { ask, canPrompt } from '../../cli/prompt.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { HttpStatusError, NetworkError } from '../../http/errors.js';
-import type { ResultLine } from '../../import/results.js';
+import { runPool } from '../../import/pool.js';
+import type { ResultLine, ResultsWriter } from '../../import/results.js';
 import { MAX_TIMER_MS, parseDuration } from '../../util/duration.js';
 import { GRACE_MS } from './bulk-flags.js';
 
@@ -97,6 +98,34 @@ export function failureOf(err: unknown): Failure {
  */
 export function refusedToken(r: ResultLine): void {
   if (r.status === 401) throw new AuthError(`the service refused the token (401) at ${r.line !== undefined ? `line ${r.line}` : `record ${r.id ?? '?'}`}; run svc login, then run again${r.line !== undefined ? ' with --resume' : ''}`);
+}
+
+/**
+ * Writes every item, `concurrency` at a time, until the run is stopped: each result line goes to the
+ * results file (when there is one) and the tally as it comes, and a refused token ends the run. Resolves to
+ * the error that ended it early, if one did (reported after the summary).
+ */
+export function writeEach<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  concurrency: number,
+  stop: Pick<StopControl, 'stopped'>,
+  out: { readonly writer?: ResultsWriter | undefined; readonly tally: Tally },
+  work: (item: T) => Promise<ResultLine>,
+): Promise<{ err: unknown } | undefined> {
+  return runPool(
+    items,
+    concurrency,
+    async (item) => {
+      const r = await work(item);
+      out.writer?.write(r);
+      out.tally.add(r);
+      refusedToken(r);
+    },
+    stop.stopped,
+  ).then(
+    () => undefined,
+    (err: unknown) => ({ err }),
+  );
 }
 
 /** Counts of a bulk write, the failures to name, and the summary line. */

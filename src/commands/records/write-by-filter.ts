@@ -11,12 +11,11 @@ import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
-import { runPool } from '../../import/pool.js';
 import { openResults, type ResultLine, type ResultsWriter } from '../../import/results.js';
 import { allPages, postQuery, postQueryEach } from '../../records/query.js';
 import type { ByFilter } from './bulk-flags.js';
 import { buildFilter, filterMemberOf } from './filter-flags.js';
-import { confirmBulk, failureOf, refusedToken, stopOnSignals, Tally, type StopControl } from './write-bulk.js';
+import { confirmBulk, failureOf, stopOnSignals, Tally, writeEach, type StopControl } from './write-bulk.js';
 import { PLAN_SAMPLE, requestLine, urlMaker, writeHeaders } from './write-dry-run.js';
 import { etagOf, writePath, type WriteRequest } from './write-send.js';
 
@@ -118,21 +117,10 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
       return fw.write(w, read);
     };
     const pages = allPages(client, family, { body: { fields }, filterMember, filter }, 1000);
-    fatal = await runPool(
-      pages,
-      byFilter.concurrency,
-      async (row) => {
-        seen++;
-        const r = await one(row);
-        writer?.write(r);
-        tally.add(r);
-        refusedToken(r);
-      },
-      stop.stopped,
-    ).then(
-      () => undefined,
-      (err: unknown) => ({ err }),
-    );
+    fatal = await writeEach(pages, byFilter.concurrency, stop, { writer, tally }, (row) => {
+      seen++;
+      return one(row);
+    });
   } finally {
     stop.dispose();
     writer?.close(false);

@@ -14,7 +14,6 @@ import { InterruptedError, SvcError, UsageError } from '../../../errors.js';
 import type { HttpClient } from '../../../http/client.js';
 import { keyText, lookupAll, type LookupQuery } from '../../../import/lookup.js';
 import { keyValueOf, markDuplicates, planRow, type RowPlan } from '../../../import/plan.js';
-import { runPool } from '../../../import/pool.js';
 import { openResults, type ResultsWriter } from '../../../import/results.js';
 import { detectFormat, readRows, type ImportRow } from '../../../import/rows.js';
 import { lockPathOf, removeState, writeState } from '../../../import/state.js';
@@ -25,7 +24,7 @@ import { localTimeZone } from '../../../records/timestamp.js';
 import { findField } from '../../../catalogue/index.js';
 import { acquireLock, type HeldLock } from '../../../util/file-lock.js';
 import { filterMemberOf } from '../filter-flags.js';
-import { refusedToken, stopOnSignals, Tally } from '../write-bulk.js';
+import { stopOnSignals, Tally, writeEach } from '../write-bulk.js';
 import { urlMaker } from '../write-dry-run.js';
 import { writeRow, type RowWriter } from './execute.js';
 import type { ImportOptions } from './options.js';
@@ -183,21 +182,11 @@ async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, p
       },
       sending: (line) => writer?.sending(line),
     };
-    fatal = await runPool(
-      plans,
-      opts.concurrency,
-      async (plan) => {
-        const r = await writeRow(w, plan);
-        writer?.write(r);
-        tally.add(r);
-        finished++;
-        refusedToken(r);
-      },
-      stop.stopped,
-    ).then(
-      () => undefined,
-      (err: unknown) => ({ err }),
-    );
+    fatal = await writeEach(plans, opts.concurrency, stop, { writer, tally }, async (plan) => {
+      const r = await writeRow(w, plan);
+      finished++;
+      return r;
+    });
   } finally {
     stop.dispose();
     writer?.close(true);
