@@ -2,7 +2,7 @@
  * Parquet exports stopped and resumed on a flaky sandbox: the built svc
  * exports 1,500 tricky accounts as Parquet (row groups of 100 records, so a
  * run writes many) from a sandbox failing 15% of requests at random, at
- * concurrency 1 and 4, and is stopped by SIGKILL or SIGINT when the sandbox
+ * concurrency 1, 2 and 4, and is stopped by SIGKILL, SIGINT or SIGTERM when the sandbox
  * receives its n-th page request (seeded), once or twice, then resumed.
  * Properties:
  * - a stopped run leaves the target untouched, and its checkpoint describes
@@ -47,7 +47,7 @@ beforeAll(async () => {
   reference = readFileSync(referenceFile);
 }, 60_000);
 
-type Signal = 'SIGKILL' | 'SIGINT';
+type Signal = 'SIGKILL' | 'SIGINT' | 'SIGTERM';
 
 /** What the trials exercised, printed at the end (so a run shows resumes really happened). */
 const tally = { stops: 0, resumedGroups: 0, finishedEarly: 0 };
@@ -155,12 +155,11 @@ it('writes the same bytes to standard output (a file or pipe) as to --output', a
 }, 60_000);
 
 describe(`parquet export: stopped and resumed on a flaky sandbox (seed ${SEED})`, () => {
-  const cases: [number, Signal][] = [
-    [1, 'SIGKILL'],
-    [1, 'SIGINT'],
-    [4, 'SIGKILL'],
-    [4, 'SIGINT'],
-  ];
+  // Every concurrency with SIGKILL, and with SIGINT or SIGTERM (the same clean stop; one of them, by the seed).
+  const cases: [number, Signal][] = [1, 2, 4].flatMap((c, i): [number, Signal][] => [
+    [c, 'SIGKILL'],
+    [c, (SEED + i) % 2 === 0 ? 'SIGINT' : 'SIGTERM'],
+  ]);
   for (const [i, [concurrency, signal]] of cases.entries()) {
     it(`concurrency ${concurrency}, ${signal} (seed ${SEED})`, async () => {
       await trial(createRandom(SEED + 7919 * i), concurrency, signal);

@@ -126,15 +126,15 @@ describe(`sync killed with SIGKILL under faults, then re-run (seed ${SEED})`, ()
     }, 40_000);
   }
 
-  it(`SIGINT during a first sync: exit 130, one line; the re-run converges (seed ${SEED})`, async () => {
-    const random = createRandom(SEED + 7);
-    const target = join(tempDir(), 'int.sqlite');
+  it.each(['SIGINT', 'SIGTERM'] as const)(`%s during a first sync: exit 130, one line; the re-run converges (seed ${SEED})`, async (signal) => {
+    const random = createRandom(SEED + (signal === 'SIGINT' ? 7 : 11));
+    const target = join(tempDir(), `${signal}.sqlite`);
     const args = ['accounts', 'sync', '--into', target, '--fields', 'ID,lastname', '--page-size', '40', '--concurrency', '2'];
     const at = random.int(3, 30);
-    const stopped = await stoppedAt(args, at, 'SIGINT');
+    const stopped = await stoppedAt(args, at, signal);
     tally.interrupts++;
-    expect(stopped.code, `${REPLAY}; SIGINT at query ${at}\n${stopped.stderr}`).toBe(130);
-    expect(stopped.stderr).toMatch(/^svc: interrupted by SIGINT/);
+    expect(stopped.code, `${REPLAY}; ${signal} at query ${at}\n${stopped.stderr}`).toBe(130);
+    expect(stopped.stderr).toMatch(new RegExp(`^svc: interrupted by ${signal}`));
     expect(stopped.stderr.trimEnd().split('\n')).toHaveLength(1);
     await converge(args);
     const copy = await readCopy(target, 'accounts');
