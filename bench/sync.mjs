@@ -17,7 +17,7 @@
 //   npm run bench:sync                                   # 100000 and 1000000 accounts, 3 rounds
 //   node bench/sync.mjs --accounts 100000,300000 --rounds 3 --check   # exit 1 when a target is missed
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -128,6 +128,16 @@ async function changeOnePercent(sb, accounts) {
   return ids.length;
 }
 
+/** Writes a file's pages to disk. */
+function durable(file) {
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -176,6 +186,9 @@ try {
         const copy = join(temp, `i-${accounts}.sqlite`);
         copyFileSync(base, copy);
         for (const ext of ['-wal', '-shm']) if (existsSync(base + ext)) copyFileSync(base + ext, copy + ext);
+        // On disk before the run, as the copy a cron run finds is (the last run's checkpoint synced it): a fresh
+        // copy's pages would still be in the page cache, and the run's first fsync would write them all out.
+        for (const ext of ['', '-wal']) if (existsSync(copy + ext)) durable(copy + ext);
         const run = await timed(['accounts', 'sync', ...auth, '--into', copy, '--concurrency', CONCURRENCY, '--quiet', '-o', 'json'], extra);
         const got = JSON.parse(run.stdout);
         if (got.updated < changed) throw new Error(`the incremental sync updated ${got.updated}, fewer than the ${changed} changed`);

@@ -191,9 +191,12 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       const rows = await all(`SELECT ID FROM ${ident(family)} WHERE ID > ${literal(after)}${upTo === null ? '' : ` AND ID <= ${literal(upTo)}`}${live} ORDER BY ID`);
       return rows.map((r) => Number(r.ID));
     },
+    async indexIds() {
+      // DuckDB keeps the primary key's index and counts from its columns: nothing to add.
+    },
     async countHeld(family, after, upTo, keepDeleted) {
-      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
-      const rows = await all(`SELECT count(*) AS n FROM ${ident(family)} WHERE ID > ${literal(after)}${upTo === null ? '' : ` AND ID <= ${literal(upTo)}`}${live}`);
+      const conds = [...(after === 0 && upTo === null ? [] : [`ID > ${literal(after)}`]), ...(upTo === null ? [] : [`ID <= ${literal(upTo)}`]), ...(keepDeleted ? [`${ident(DELETED_AT)} IS NULL`] : [])];
+      const rows = await all(`SELECT count(*) AS n FROM ${ident(family)}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`);
       return Number(rows[0]?.n ?? 0);
     },
     async maxHeld(family, keepDeleted) {

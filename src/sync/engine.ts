@@ -5,10 +5,12 @@
  * run asks only for records with lastmodified >= cursor - lag, upserted by
  * ID; then the IDs that changed without the user's filter tell the records
  * that left it, and an IDs-only pass of the filtered family (every run, or
- * every N) the records deleted on the service. The cursor is the highest
- * lastmodified the service had when the run began (asked of the service,
- * not the local clock), saved with the run's last write: a crash at any
- * moment leaves the state at or behind the data, and the next run converges.
+ * every N) the records deleted on the service. The cursor is a
+ * lastmodified of the service's, never of the local clock: a first pass asks
+ * for the latest as it begins, a later run takes the latest it fetched less
+ * the time its scan took (latestStamp). It is saved with the run's last
+ * write: a crash at any moment leaves the state at or behind the data, and
+ * the next run converges.
  */
 import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';
@@ -201,11 +203,14 @@ interface RowPage {
 
 /**
  * Every page of the query above `from`, in ID order. The first page is asked
- * alone: when it is not full it is all there is (an incremental run with few
- * changes costs one request). Otherwise what it held (records per ID) sizes
- * the chunks of the rest, fetched `concurrency` at a time up to the highest ID
- * of `bound` (the query without its lastmodified condition: found from the top
- * of the ID index, where a scan for changed records would read everything).
+ * first: when it is not full it is all there is (an incremental run with few
+ * changes costs one request, two at a concurrency above 1). Otherwise what it
+ * held (records per ID) sizes the chunks of the rest, fetched `concurrency`
+ * at a time up to the highest ID of `bound` (the query without its
+ * lastmodified condition: found from the top of the ID index, where a scan
+ * for changed records would read everything), asked beside the first page.
+ * The rest is asked for before the first page is handed over, so the service
+ * reads the next pages while the first is written.
  */
 async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: PageQuery = query): AsyncGenerator<RowPage> {
   const onShrink = (size: number): void => pass.warn(`a page kept failing; asking again with ${size} records a page`);
@@ -218,15 +223,20 @@ async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: Pa
     for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) yield { rows: page.item, last: page.last };
     return;
   }
+  const top = highestId(pass, bound);
+  // Settled here too: a failure surfaces where it is awaited, never as an unhandled rejection meanwhile.
+  top.catch(() => undefined);
   let first: RowPage | undefined;
   for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) {
     first = { rows: page.item, last: page.last };
     break;
   }
   if (!first) return;
-  yield first;
-  if (first.rows.length < pass.pageSize) return;
-  const max = await highestId(pass, bound);
+  if (first.rows.length < pass.pageSize) {
+    yield first;
+    return;
+  }
+  const max = await top;
   // The first page's density (records per ID above `from`), stated as the chunker reads it: a sample above where it starts.
   const density: Density | undefined = max === undefined ? undefined : { max, count: first.rows.length, upTo: first.last + (first.last - from) };
   const chunker = createChunker({ after: first.last, upTo: null }, first.last, pass.pageSize, density);
@@ -242,7 +252,19 @@ async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: Pa
       chunker.observe(chunk, n);
     };
   };
-  yield* inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: pass.signal });
+  const rest = inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: pass.signal });
+  // Started now (the chunks' first requests), and a turn of the event loop for them to go out before the writer
+  // takes the first page (a write holds the thread).
+  const pending = rest.next();
+  pending.catch(() => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    yield first;
+    for (let r = await pending; !r.done; r = await rest.next()) yield r.value;
+  } finally {
+    // Stopped early (the writer failed, or the run was interrupted): the chunks still fetching are aborted.
+    await rest.return(undefined).catch(() => undefined);
+  }
 }
 
 /** How far the service's latest lastmodified may be ahead of this machine's clock and still be taken as the cursor. */
@@ -266,11 +288,64 @@ async function inBatches(pages: AsyncIterable<RowPage>, size: number, write: (ro
   if (rows.length) await write(rows, last);
 }
 
-/** The highest lastmodified the service has for the family (the cursor a run starts from), undefined when it has no record. */
-async function serviceClock(pass: Pass): Promise<number | undefined> {
+/**
+ * The highest lastmodified the service has for the family (a first pass's
+ * cursor), undefined when it has no record. A record stamped far in the
+ * future (an import, a clock jump on the service) would put every later
+ * change below the cursor: then the cursor is this machine's clock (a lower
+ * cursor only fetches more). A service clock ahead of this one by less than
+ * FUTURE_SECONDS is taken as clock skew.
+ */
+async function serviceClock(pass: Pass, nowSeconds: () => number, warn: (m: string) => void): Promise<number | undefined> {
   const rows = await retrying(pass.signal, () => pass.fetch({ sort: ['-lastmodified'], limit: 1, fields: { lastmodified: 'lastmodified' } }));
   const v = rows[0]?.lastmodified;
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
+  if (v <= nowSeconds() + FUTURE_SECONDS) return v;
+  warn(`a record was changed in the future (lastmodified ${v}); the cursor is kept at this machine's clock`);
+  return nowSeconds();
+}
+
+/** The key the changed records carry lastmodified under: a column that copies it, else an alias no column has. */
+function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
+  const copied = columns.find((c) => c.path === 'lastmodified');
+  if (copied) return copied.name;
+  const taken = new Set(columns.map((c) => c.name.toLowerCase()));
+  let key = '__svc_lastmodified';
+  while (taken.has(key)) key += '_';
+  return key;
+}
+
+/**
+ * The cursor a later run takes from the changed records it fetched, without
+ * a scan of its own for the service's latest lastmodified (the field is not
+ * indexed: that scan cost as much as the changed records' own).
+ *
+ * The next run must fetch every change this one missed: one made after the
+ * scan passed its record, so stamped at or after the service's time when the
+ * scan began (S). A record the scan fetched was stamped at the latest when
+ * the scan ended, at most `seconds` (this machine's measure of the scan,
+ * rounded up) after S. So the highest stamp fetched less `seconds` is at or
+ * before S; the cursor takes it when it is higher than the one before (each
+ * is at or before its run's S). No record fetched: the cursor stays. Stamps
+ * more than FUTURE_SECONDS ahead of this machine's clock do not count (one
+ * would freeze the copy); a warning names the highest.
+ */
+function latestStamp(nowSeconds: () => number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
+  let latest: number | undefined;
+  let ahead: number | undefined;
+  return {
+    see(value) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return;
+      if (value > nowSeconds() + FUTURE_SECONDS) ahead = Math.max(ahead ?? value, value);
+      else if (latest === undefined || value > latest) latest = value;
+    },
+    cursor(before, seconds, warn) {
+      if (ahead !== undefined) warn(`a record was changed in the future (lastmodified ${ahead}); it does not move the cursor`);
+      if (latest === undefined) return before;
+      const next = latest - seconds;
+      return before === null || next > before ? next : before;
+    },
+  };
 }
 
 /** Runs one family's sync to its end; throws (the copy at its last committed page) otherwise. */
@@ -295,16 +370,11 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   const { fetch, count, requests } = counted(job.fetch, (body) => job.count(body));
   const pass: Pass = { fetch, count, signal: job.signal, concurrency: job.concurrency, pageSize: job.pageSize, warn: job.warn };
   const nowSeconds = (): number => Math.floor(job.now() / 1000);
-  // A record stamped far in the future (an import, a clock jump on the service) would put every later change below
-  // the cursor: then the cursor is this machine's clock (a lower cursor only fetches more). A service clock ahead of
-  // this one by less than FUTURE_SECONDS is taken as clock skew.
-  const serviceMax = await serviceClock(pass);
-  const clock = serviceMax !== undefined && serviceMax > nowSeconds() + FUTURE_SECONDS ? nowSeconds() : serviceMax;
-  if (clock !== serviceMax) job.warn(`a record was changed in the future (lastmodified ${serviceMax}); the cursor is kept at this machine's clock`);
   const base = { family: name, filter: filterText(settings.filter), fields: settings.fields, keepDeleted: settings.keepDeleted, columns: JSON.stringify(columns), svcVersion: version };
   let state: SyncState;
   if (!previous || job.reset || !tableThere) {
-    state = { ...base, cursor: clock ?? null, phase: 'initial', afterId: 0, lastReconcile: null, runs: 0, runsSinceReconcile: 0, updatedAt: nowSeconds() };
+    // A first pass starts from the service's latest lastmodified as it begins (one scan, beside a copy of everything).
+    state = { ...base, cursor: (await serviceClock(pass, nowSeconds, job.warn)) ?? null, phase: 'initial', afterId: 0, lastReconcile: null, runs: 0, runsSinceReconcile: 0, updatedAt: nowSeconds() };
     await store.create(state, columns, tableThere);
   } else {
     state = { ...previous, svcVersion: version };
@@ -332,21 +402,30 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
       report(rows.length);
     };
     await inBatches(pagesAbove(pass, query, state.afterId), job.pageSize * BATCH_PAGES, write);
+    await store.indexIds(name, settings.keepDeleted);
   }
   // A whole first pass in one run is the state of the service when it began; anything else catches up from the cursor.
   const incremental = state.phase === 'ready' || resumedFirstPass;
   const since = state.cursor === null ? 0 : Math.max(0, state.cursor - job.lagSeconds);
   const deletedAt = settings.keepDeleted ? nowSeconds() : undefined;
+  let cursor = state.cursor;
   if (incremental) {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
-    const changed: PageQuery = { ...query, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
-    await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize * BATCH_PAGES, async (rows) => {
+    const lm = lastmodifiedKey(columns);
+    const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
+    const latest = latestStamp(nowSeconds);
+    const scanStarted = job.now();
+    // A transaction a page: changed records are scattered over the table, so each costs a page rewrite, and a
+    // short write lets the service go on with the pages asked ahead meanwhile.
+    await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize, async (rows) => {
+      for (const r of rows) latest.see(r[lm]);
       const done = await store.upsert(name, columns, rows, undefined, false);
       tally.inserted += done.inserted;
       tally.updated += done.updated;
       if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));
       report(rows.length);
     });
+    cursor = latest.cursor(cursor, Math.ceil((job.now() - scanStarted) / 1000), job.warn);
     if (changedIds) tally.deleted += await leftFilter(pass, store, name, since, changedIds, settings.keepDeleted, deletedAt, job.filterMember);
   }
   const reconcile = resumedFirstPass || (incremental && state.runsSinceReconcile + 1 >= job.reconcileEvery);
@@ -356,7 +435,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     ...state,
     phase: 'ready',
     afterId: 0,
-    cursor: clock ?? state.cursor,
+    cursor,
     runs: state.runs + 1,
     runsSinceReconcile: reconcile || !incremental ? 0 : state.runsSinceReconcile + 1,
     lastReconcile: reconcile || !incremental ? finished : state.lastReconcile,
@@ -426,10 +505,13 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
  */
 async function reconcileIds(pass: Pass, store: SyncStore, name: string, query: PageQuery, keepDeleted: boolean, deletedAt: number | undefined, leaf: number): Promise<number> {
   const ids: PageQuery = { ...query, fields: { ID: 'ID' } };
+  // The whole range is counted without an ID condition: a bare count is the service's cheapest question (an
+  // index's size) where `ID > 0` reads every record.
   const countBody = (span: Span): Record<string, unknown> => {
     const cond: Record<string, number> = { '>': span.after };
     if (span.upTo !== null) cond['<='] = span.upTo;
-    return { [query.filterMember]: and(query.filter, { ID: cond }), ...(query.search ? { query: query.search } : {}), count: true };
+    const filter = span.after === 0 && span.upTo === null ? query.filter : and(query.filter, { ID: cond });
+    return { ...(filter ? { [query.filterMember]: filter } : {}), ...(query.search ? { query: query.search } : {}), count: true };
   };
   let removed = 0;
   /** Compares a leaf range ID by ID. */

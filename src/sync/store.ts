@@ -12,6 +12,9 @@ import type { ColumnPlan } from './columns.js';
 /** The table svc keeps its state in, beside the families' tables. */
 export const STATE_TABLE = '_svc_sync';
 
+/** The prefix of the index svc keeps of a family's IDs (SQLite), followed by the family's name. */
+export const ID_INDEX = '_svc_ids_';
+
 /** Where a family's copy stands. */
 export interface SyncState {
   readonly family: string;
@@ -64,9 +67,11 @@ export interface SyncStore {
   upsert(family: string, columns: readonly ColumnPlan[], rows: readonly Row[], state: SyncState | undefined, fresh: boolean): Promise<Upserted>;
   /** One transaction: removes the records (or marks them deleted at `deletedAt`); answers how many it removed or marked. */
   remove(family: string, ids: readonly number[], deletedAt: number | undefined): Promise<number>;
+  /** Makes what comparing IDs reads fast, once the first pass has copied every record (SQLite: an index of the IDs). */
+  indexIds(family: string, keepDeleted: boolean): Promise<void>;
   /** The live IDs held in (after, upTo], in order (upTo null: no bound). */
   heldIds(family: string, after: number, upTo: number | null, keepDeleted: boolean): Promise<number[]>;
-  /** How many live IDs are held in (after, upTo]. */
+  /** How many live IDs are held in (after, upTo]; (0, null] is every live record, whatever its ID. */
   countHeld(family: string, after: number, upTo: number | null, keepDeleted: boolean): Promise<number>;
   /** The highest live ID held, or undefined. */
   maxHeld(family: string, keepDeleted: boolean): Promise<number | undefined>;

@@ -40,6 +40,27 @@ describe('sync: a value that does not fit its column', () => {
     expect(after.state.cursor).toEqual(before.state.cursor);
   });
 
+  it.each(['sqlite', 'duckdb'])('%s, at --concurrency 4 with the changed pages after the first in flight: the same one line, and the run ends there', async (engine) => {
+    const file = join(tempDir(), `c4.${engine}`);
+    expect((await run(['accounts', 'sync', '--into', file])).code).toBe(0);
+    const before = await readCopy(file, 'accounts');
+    const db = sandbox().sandbox.db;
+    const ids = (db.prepare('SELECT ID FROM "demo/accounts" ORDER BY ID LIMIT 12').all() as { ID: number }[]).map((r) => r.ID);
+    const was = (db.prepare('SELECT creator AS v FROM "demo/accounts" WHERE ID = ?').get(ids[0]) as { v: unknown }).v;
+    const stamp = (db.prepare('SELECT max(lastmodified) AS m FROM "demo/accounts"').get() as { m: number }).m + 1;
+    db.prepare(`UPDATE "demo/accounts" SET lastmodified = ?, description = 'touched' WHERE ID IN (${ids.join(', ')})`).run(stamp);
+    db.prepare('UPDATE "demo/accounts" SET creator = 9007199254740993 WHERE ID = ?').run(ids[0]);
+    try {
+      const r = await run(['accounts', 'sync', '--into', file, '--concurrency', '4', '--page-size', '3']);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`record ${ids[0]}: creator is`);
+      expect((await readCopy(file, 'accounts')).rows).toEqual(before.rows);
+    } finally {
+      db.prepare('UPDATE "demo/accounts" SET creator = ? WHERE ID = ?').run(was, ids[0]);
+    }
+  });
+
   it('IDs near 2^53: SQLite holds them (first pass at concurrency 4, a deletion found); DuckDB (INTEGER IDs for accounts) refuses in one line', async () => {
     const db = sandbox().sandbox.db;
     const big = [4503599627370496, 9007199254740990, 9007199254740991];
