@@ -55,7 +55,11 @@ function autoIndex(count: number, env: Env): number {
     }
     const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : wholeNumber(env.SLURM_ARRAY_TASK_MIN);
     if (min === undefined) throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_MIN is '${shown(env.SLURM_ARRAY_TASK_MIN)}', not a whole number`);
-    const tasks = env.SLURM_ARRAY_TASK_COUNT === undefined ? undefined : wholeNumber(env.SLURM_ARRAY_TASK_COUNT);
+    const given = env.SLURM_ARRAY_TASK_COUNT !== undefined && env.SLURM_ARRAY_TASK_COUNT !== '';
+    const tasks = given ? wholeNumber(env.SLURM_ARRAY_TASK_COUNT) : undefined;
+    if (given && tasks === undefined) {
+      throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_COUNT is '${shown(env.SLURM_ARRAY_TASK_COUNT)}', not a whole number; give --shard K/${count}`);
+    }
     if (tasks !== undefined && tasks !== count) {
       throw new UsageError(`--shard auto/${count}: the Slurm array has ${tasks} tasks (SLURM_ARRAY_TASK_COUNT), not ${count}; make them agree`);
     }

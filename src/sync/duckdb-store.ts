@@ -5,6 +5,7 @@
  * becomes DECIMAL(38,10) from the shortest decimal text of the service's
  * double, so 19.99 is 19.99 exactly.
  */
+import { lstatSync, unlinkSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
@@ -79,6 +80,9 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
   let instance: DuckDBInstance;
   let conn: DuckDBConnection;
   try {
+    // An empty file (made with touch, or by a tool that reserves the name) is a new database, as it is to SQLite;
+    // DuckDB refuses one, so it goes first: it holds nothing to lose.
+    if (lstatSync(path, { throwIfNoEntry: false })?.size === 0) unlinkSync(path);
     // Never fetch or load an extension: DuckDB would download one to read, say, a SQLite file given as .duckdb.
     instance = await DuckDBInstance.create(path, { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     conn = await instance.connect();

@@ -44,6 +44,15 @@ describe('sync refuses a target it must not write', () => {
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 
+  it.each(['sqlite', 'duckdb'])('an empty %s file (0 bytes, as touch makes it) is a new database', async (engine) => {
+    const file = join(tempDir(), `touched.${engine}`);
+    writeFileSync(file, '');
+    const r = await run(['accounts', 'sync', '--into', file, '--fields', 'ID,lastname', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const copy = await readCopy(file, 'accounts');
+    expect(copy.rows).toEqual(expectedRows(await run(['accounts', 'query', '--all', '--fields', 'ID,lastname', '-o', 'json']), copy.columns));
+  });
+
   it('a SQLite database named .duckdb: exit 1, untouched, and no DuckDB extension fetched to read it', async () => {
     const file = join(tempDir(), 'really-sqlite.duckdb');
     const db = new Database(file);

@@ -68,6 +68,7 @@ describe('shard auto/N: K from the job array index', () => {
     [{ SLURM_ARRAY_TASK_ID: '0' }, 1],
     [{ SLURM_ARRAY_TASK_ID: '4', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '4' }, 4],
     [{ SLURM_ARRAY_TASK_ID: '11', SLURM_ARRAY_TASK_MIN: '10', SLURM_ARRAY_TASK_STEP: '1' }, 2],
+    [{ SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_COUNT: '' }, 2],
     // The first one set wins, in the order the help gives.
     [{ JOB_COMPLETION_INDEX: '1', SLURM_ARRAY_TASK_ID: '3' }, 2],
   ])('%j gives shard %i of 4', (env, k) => {
@@ -84,6 +85,7 @@ describe('shard auto/N: K from the job array index', () => {
     [{ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '1' }, 'SLURM_ARRAY_TASK_ID is 0, outside 1 to 4'],
     [{ SLURM_ARRAY_TASK_ID: '2', SLURM_ARRAY_TASK_STEP: '2' }, 'the Slurm array steps by 2'],
     [{ SLURM_ARRAY_TASK_ID: '2', SLURM_ARRAY_TASK_COUNT: '5' }, 'the Slurm array has 5 tasks (SLURM_ARRAY_TASK_COUNT), not 4'],
+    [{ SLURM_ARRAY_TASK_ID: '2', SLURM_ARRAY_TASK_COUNT: 'x\u001b[2J' }, "SLURM_ARRAY_TASK_COUNT is 'x?[2J', not a whole number"],
   ])('%j is a usage error naming the variable', (env, message) => {
     let thrown: unknown;
     try {
