@@ -17,6 +17,8 @@ export interface Deps {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Milliseconds since the epoch. */
   now(): number;
+  /** Milliseconds from any start, never stepped as the wall clock can be (for durations); absent: performance.now(). */
+  monotonic?(): number;
   /** Where svc keeps its configuration (profiles; never secrets). */
   readonly configDir: string;
   /** The Node.js version running svc (`process.version`), for `svc version`; absent in most tests. */

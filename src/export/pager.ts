@@ -10,7 +10,8 @@ import type { Row } from '../output/view.js';
 import type { IdRange } from './plan.js';
 
 /** Sends one query body and answers with its records, each turned by `each` as it arrives. */
-export type FetchRows = <T = Row>(body: Record<string, unknown>, each?: (row: Row) => T) => Promise<T[]>;
+/** Sends a query body and answers its records (each made into a T as it arrives); `signal` stops that one request. */
+export type FetchRows = <T = Row>(body: Record<string, unknown>, each?: (row: Row) => T, signal?: AbortSignal) => Promise<T[]>;
 
 /** The query parts every page shares. */
 export interface PageQuery {
@@ -34,6 +35,8 @@ export interface Page<T> {
   readonly item: T;
   readonly count: number;
   readonly last: number;
+  /** The records the page was asked for (less than the page size while failures have halved it): fewer came, it was the last. */
+  readonly limit: number;
 }
 
 export interface PagerOptions {
@@ -70,17 +73,21 @@ export function pageBody(q: PageQuery, range: IdRange, after: number, limit: num
  * records die young, which keeps the garbage collector's old generation, and
  * so memory, flat. IDs must rise through the page.
  */
-async function fetchPage<T>(fetch: FetchRows, body: Record<string, unknown>, q: PageQuery, after: number, digest: Digest<T>): Promise<Page<T>> {
+async function fetchPage<T>(fetch: FetchRows, body: Record<string, unknown>, q: PageQuery, after: number, limit: number, digest: Digest<T>, signal: AbortSignal): Promise<Page<T>> {
   let last = after;
   let count = 0;
-  await fetch(body, (row) => {
-    const id = Number(row[q.idKey]);
-    if (!(id > last)) throw new Error(`the service answered a page out of ID order (after ${last})`);
-    last = id;
-    count++;
-    digest.add(row);
-  });
-  return { item: digest.finish(), count, last };
+  await fetch(
+    body,
+    (row) => {
+      const id = Number(row[q.idKey]);
+      if (!(id > last)) throw new Error(`the service answered a page out of ID order (after ${last})`);
+      last = id;
+      count++;
+      digest.add(row);
+    },
+    signal,
+  );
+  return { item: digest.finish(), count, last, limit };
 }
 
 /** Every page of a range with records, starting above `from` (the last ID already written, or the range's start). */
@@ -93,7 +100,7 @@ export async function* pagesOf<T>(fetch: FetchRows, q: PageQuery, range: IdRange
     opts.signal.throwIfAborted();
     let page: Page<T>;
     try {
-      page = await fetchPage(fetch, pageBody(q, range, after, size), q, after, newDigest());
+      page = await fetchPage(fetch, pageBody(q, range, after, size), q, after, size, newDigest(), opts.signal);
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
       if (!isServerFailure(err) || (size === 1 && ++failuresAtOne >= FAILURES_AT_ONE)) throw err;

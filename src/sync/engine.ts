@@ -70,6 +70,8 @@ export interface SyncJob {
   readonly signal: AbortSignal;
   /** Milliseconds since the epoch. */
   now(): number;
+  /** Milliseconds on a clock that is never stepped: how long the changed-records scan took (the cursor depends on it). */
+  monotonic(): number;
   warn(message: string): void;
   /** Told how many records this run has handled so far. */
   progress?(records: number): void;
@@ -145,9 +147,9 @@ export function settingsFor(job: Pick<SyncJob, 'family' | 'given' | 'reset'>, st
 /** Counts every request the run sends. */
 function counted(fetch: FetchRows, count: (body: Record<string, unknown>) => Promise<number>): { fetch: FetchRows; count(body: Record<string, unknown>): Promise<number>; requests(): number } {
   let n = 0;
-  const f: FetchRows = (body, each) => {
+  const f: FetchRows = (body, each, signal) => {
     n++;
-    return fetch(body, each);
+    return fetch(body, each, signal);
   };
   return {
     fetch: f,
@@ -191,7 +193,7 @@ async function highestId(pass: Pass, query: PageQuery): Promise<number | undefin
   const body: Record<string, unknown> = { sort: ['-ID'], limit: 1, fields: { ID: 'ID' } };
   if (query.filter) body[query.filterMember] = query.filter;
   if (query.search) body.query = query.search;
-  const rows = await retrying(pass.signal, () => pass.fetch(body, (r) => Number(r.ID)));
+  const rows = await retrying(pass.signal, () => pass.fetch(body, (r) => Number(r.ID), pass.signal));
   return rows[0];
 }
 
@@ -203,12 +205,13 @@ interface RowPage {
 
 /**
  * Every page of the query above `from`, in ID order. The first page is asked
- * first: when it is not full it is all there is (an incremental run with few
- * changes costs one request, two at a concurrency above 1). Otherwise what it
- * held (records per ID) sizes the chunks of the rest, fetched `concurrency`
- * at a time up to the highest ID of `bound` (the query without its
- * lastmodified condition: found from the top of the ID index, where a scan
- * for changed records would read everything), asked beside the first page.
+ * first: when it holds fewer records than it asked for it is all there is
+ * (an incremental run with few changes costs one request; two at a
+ * concurrency above 1 without a filter). Otherwise what it held (records per
+ * ID) sizes the chunks of the rest, fetched `concurrency` at a time up to the
+ * highest ID of `bound` (the query without its lastmodified condition: found
+ * from the top of the ID index, where a scan for changed records would read
+ * everything; without a filter asked beside the first page).
  * The rest is asked for before the first page is handed over, so the service
  * reads the next pages while the first is written.
  */
@@ -223,20 +226,52 @@ async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: Pa
     for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) yield { rows: page.item, last: page.last };
     return;
   }
-  const top = highestId(pass, bound);
-  // Settled here too: a failure surfaces where it is awaited, never as an unhandled rejection meanwhile.
-  top.catch(() => undefined);
+  // The highest ID, with its own signal: not needed when the first page is the last, and stopped with the rest on
+  // any way out. Without a filter it is the top of the ID index, asked beside the first page; with one the service
+  // may walk far down the index to the first match, so it is asked only once the first page turns out full.
+  const topStop = new AbortController();
+  const askTop = (): Promise<number | undefined> => {
+    const p = highestId({ ...pass, signal: AbortSignal.any([pass.signal, topStop.signal]) }, bound);
+    // Settled here too: a failure surfaces where it is awaited, never as an unhandled rejection meanwhile.
+    p.catch(() => undefined);
+    return p;
+  };
+  const early = bound.filter === undefined && bound.search === undefined ? askTop() : undefined;
+  const top = (): Promise<number | undefined> => early ?? askTop();
+  const stop = new AbortController();
+  try {
+    yield* firstThenRest(pass, query, from, top, stop.signal, opts, newDigest);
+  } finally {
+    // Whatever ends the pages (the last written, the writer failing, an interrupt): requests still out are stopped.
+    topStop.abort(new Error('sync stopped'));
+    stop.abort(new Error('sync stopped'));
+  }
+}
+
+/** pagesAbove at a concurrency above 1: the first page, then the rest in parallel chunks (stopped by `stop`). */
+async function* firstThenRest(
+  pass: Pass,
+  query: PageQuery,
+  from: number,
+  top: () => Promise<number | undefined>,
+  stop: AbortSignal,
+  opts: { pageSize: number; signal: AbortSignal; onShrink: (size: number) => void },
+  newDigest: () => Digest<Row[]>,
+): AsyncGenerator<RowPage> {
   let first: RowPage | undefined;
+  let last = true;
   for await (const page of pagesOf(pass.fetch, query, { after: from, upTo: null }, from, opts, newDigest)) {
     first = { rows: page.item, last: page.last };
+    // Fewer than asked for: the last page. (Fewer than the page size is not enough: failures may have halved it.)
+    last = page.count < page.limit;
     break;
   }
   if (!first) return;
-  if (first.rows.length < pass.pageSize) {
+  if (last) {
     yield first;
     return;
   }
-  const max = await top;
+  const max = await top();
   // The first page's density (records per ID above `from`), stated as the chunker reads it: a sample above where it starts.
   const density: Density | undefined = max === undefined ? undefined : { max, count: first.rows.length, upTo: first.last + (first.last - from) };
   const chunker = createChunker({ after: first.last, upTo: null }, first.last, pass.pageSize, density);
@@ -252,19 +287,14 @@ async function* pagesAbove(pass: Pass, query: PageQuery, from: number, bound: Pa
       chunker.observe(chunk, n);
     };
   };
-  const rest = inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: pass.signal });
+  const rest = inOrder(next, { running: pass.concurrency, window: WINDOW * pass.concurrency, depth: DEPTH, signal: AbortSignal.any([pass.signal, stop]) });
   // Started now (the chunks' first requests), and a turn of the event loop for them to go out before the writer
   // takes the first page (a write holds the thread).
   const pending = rest.next();
   pending.catch(() => undefined);
   await new Promise<void>((resolve) => setImmediate(resolve));
-  try {
-    yield first;
-    for (let r = await pending; !r.done; r = await rest.next()) yield r.value;
-  } finally {
-    // Stopped early (the writer failed, or the run was interrupted): the chunks still fetching are aborted.
-    await rest.return(undefined).catch(() => undefined);
-  }
+  yield first;
+  for (let r = await pending; !r.done; r = await rest.next()) yield r.value;
 }
 
 /** How far the service's latest lastmodified may be ahead of this machine's clock and still be taken as the cursor. */
@@ -323,10 +353,10 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
  * The next run must fetch every change this one missed: one made after the
  * scan passed its record, so stamped at or after the service's time when the
  * scan began (S). A record the scan fetched was stamped at the latest when
- * the scan ended, at most `seconds` (this machine's measure of the scan,
- * rounded up) after S. So the highest stamp fetched less `seconds` is at or
- * before S; the cursor takes it when it is higher than the one before (each
- * is at or before its run's S). No record fetched: the cursor stays. Stamps
+ * the scan ended, at most `seconds` (this machine's measure of the scan on
+ * a clock that is never stepped, rounded up) after S. So the highest stamp
+ * fetched less `seconds` is at or before S; the cursor takes it when it is
+ * higher than the one before (each is at or before its run's S). No record fetched: the cursor stays. Stamps
  * more than FUTURE_SECONDS ahead of this machine's clock do not count (one
  * would freeze the copy); a warning names the highest.
  */
@@ -414,7 +444,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     const lm = lastmodifiedKey(columns);
     const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
     const latest = latestStamp(nowSeconds);
-    const scanStarted = job.now();
+    const scanStarted = job.monotonic();
     // A transaction a page: changed records are scattered over the table, so each costs a page rewrite, and a
     // short write lets the service go on with the pages asked ahead meanwhile.
     await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize, async (rows) => {
@@ -425,7 +455,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
       if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));
       report(rows.length);
     });
-    cursor = latest.cursor(cursor, Math.ceil((job.now() - scanStarted) / 1000), job.warn);
+    cursor = latest.cursor(cursor, Math.max(0, Math.ceil((job.monotonic() - scanStarted) / 1000)), job.warn);
     if (changedIds) tally.deleted += await leftFilter(pass, store, name, since, changedIds, settings.keepDeleted, deletedAt, job.filterMember);
   }
   const reconcile = resumedFirstPass || (incremental && state.runsSinceReconcile + 1 >= job.reconcileEvery);
@@ -505,12 +535,15 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
  */
 async function reconcileIds(pass: Pass, store: SyncStore, name: string, query: PageQuery, keepDeleted: boolean, deletedAt: number | undefined, leaf: number): Promise<number> {
   const ids: PageQuery = { ...query, fields: { ID: 'ID' } };
-  // The whole range is counted without an ID condition: a bare count is the service's cheapest question (an
-  // index's size) where `ID > 0` reads every record.
-  const countBody = (span: Span): Record<string, unknown> => {
+  // The whole range is counted without an ID condition first: a bare count is the service's cheapest question
+  // (an index's size) where `ID > 0` reads every record. It would also count records at IDs of 0 and below, which
+  // the pages (above 0) never hold and the service never makes: when it says more than is held, the range is
+  // counted again with its condition (fewer is a deletion either way).
+  const whole = (span: Span): boolean => span.after === 0 && span.upTo === null;
+  const countBody = (span: Span, bare: boolean): Record<string, unknown> => {
     const cond: Record<string, number> = { '>': span.after };
     if (span.upTo !== null) cond['<='] = span.upTo;
-    const filter = span.after === 0 && span.upTo === null ? query.filter : and(query.filter, { ID: cond });
+    const filter = bare ? query.filter : and(query.filter, { ID: cond });
     return { ...(filter ? { [query.filterMember]: filter } : {}), ...(query.search ? { query: query.search } : {}), count: true };
   };
   let removed = 0;
@@ -528,7 +561,8 @@ async function reconcileIds(pass: Pass, store: SyncStore, name: string, query: P
     const checked = await mapLimit(level, pass.concurrency, async (span) => {
       const held = await store.countHeld(name, span.after, span.upTo, keepDeleted);
       if (held === 0) return [];
-      const there = await retrying(pass.signal, () => pass.count(countBody(span)));
+      let there = await retrying(pass.signal, () => pass.count(countBody(span, whole(span))));
+      if (there > held && whole(span)) there = await retrying(pass.signal, () => pass.count(countBody(span, false)));
       if (there === held) return [];
       const top = span.upTo ?? (await store.maxHeld(name, keepDeleted)) ?? span.after;
       if (held <= leaf || top - span.after <= FANOUT) {

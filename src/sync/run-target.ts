@@ -33,6 +33,8 @@ export interface TargetJob {
   readonly leaf?: number;
   readonly processes?: LockProcesses;
   now(): number;
+  /** Milliseconds on a clock that is never stepped (durations). */
+  monotonic(): number;
   warn(message: string): void;
   /** A progress line for a family (absent: none). */
   progressFor?(family: ResourceFamily): Progress;
@@ -77,6 +79,7 @@ export async function runTarget(job: TargetJob): Promise<SyncSummary[]> {
               ...(job.leaf ? { leaf: job.leaf } : {}),
               signal: job.signal,
               now: () => job.now(),
+              monotonic: () => job.monotonic(),
               warn: (m) => job.warn(`${f.family.name}: ${m}`),
               ...(progress ? { progress: (n: number) => progress.update(n) } : {}),
             }),

@@ -91,6 +91,10 @@ export async function openSqlite(path: string): Promise<SyncStore> {
    */
   const idIndex = (family: string, keepDeleted: boolean): void => {
     if (indexed.has(family)) return;
+    indexed.add(family);
+    // A table, view or index of the user's with that name: left alone, and the copy goes without (only slower counts).
+    const theirs = db.prepare(`SELECT type, tbl_name FROM sqlite_master WHERE lower(name) = lower(?)`).get(`${ID_INDEX}${family}`) as { type: string; tbl_name: string } | undefined;
+    if (theirs && (theirs.type !== 'index' || theirs.tbl_name !== family)) return;
     // Built through a small page cache: the default (16 MB) would fill with the table's pages read once.
     const cache = db.pragma('cache_size', { simple: true }) as number;
     db.pragma('cache_size = -2000');
@@ -99,7 +103,6 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     } finally {
       db.pragma(`cache_size = ${Number(cache)}`);
     }
-    indexed.add(family);
   };
   const store: SyncStore = {
     kind: 'sqlite',

@@ -112,7 +112,7 @@ async function writeFile(rows: readonly Record<string, unknown>[], group: number
     const digest = writer.newDigest();
     const page = rows.slice(p, p + 7);
     for (const row of page) digest.add(row as Record<string, unknown>);
-    await writer.page({ item: digest.finish(), count: page.length, last: Number(page.at(-1)?.ID) });
+    await writer.page({ item: digest.finish(), count: page.length, last: Number(page.at(-1)?.ID), limit: 7 });
   }
   await writer.end();
   await sink.commit();

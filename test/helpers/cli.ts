@@ -49,6 +49,8 @@ export interface RunOptions {
   stdout?: Capture;
   /** The clock (default the real one, which a sandbox also uses). */
   now?: () => number;
+  /** The clock durations are measured on (default performance.now()); a test moving `now` to stand for time passing moves this too. */
+  monotonic?: () => number;
   /** Process control (default testProcesses()); false for none, as where svc cannot control processes. */
   processes?: ProcessControl | false;
 }
@@ -111,6 +113,7 @@ export function testDeps(opts: RunOptions = {}): Deps & { stdout: Capture; stder
     stdin,
     env: { ...opts.env },
     now: opts.now ?? (() => Date.now()),
+    ...(opts.monotonic ? { monotonic: opts.monotonic } : {}),
     configDir: opts.configDir ?? tempConfigDir(),
     rawMode,
     ...(processes ? { processes } : {}),

@@ -123,12 +123,13 @@ describe('the cursor of a later run', () => {
   it('is the latest lastmodified it fetched less the scan\'s time: a change made behind the scan while it runs reaches the next run', async () => {
     const s = sandbox();
     const target = join(tempDir(), 'cursor.sqlite');
-    const at = (): number => clock;
+    // svc's clocks move with the sandbox's: the wall clock, and the one it measures the scan on.
+    const at = { now: (): number => clock, monotonic: (): number => clock };
     // lastmodified is not copied, and a column takes the name svc would give it on the page: svc fetches it under another.
     const args = ['accounts', 'sync', '--into', target, '--filter', "lastname ~~ 'Cursor %'", '--fields', 'ID,lastname,description,__svc_lastmodified=firstname', '--page-size', '1', '--lag', '0', '-o', 'json'];
     clock += 3_600_000;
     const [a, b, c] = [await create(s, 'accounts', { lastname: 'Cursor A', currency: 'EUR', type: 1, firstname: 'Ann' }), await create(s, 'accounts', { lastname: 'Cursor B', currency: 'EUR', type: 1 }), await create(s, 'accounts', { lastname: 'Cursor C', currency: 'EUR', type: 1 })];
-    const first = await run(args, { now: at });
+    const first = await run(args, at);
     expect(first.code, first.stderr).toBe(0);
     clock += 3_600_000;
     for (const id of [a, b, c]) await update(s, 'accounts', id!, { description: 'second' });
@@ -147,7 +148,7 @@ describe('the cursor of a later run', () => {
       if (asked === 2) touch(a!, 'behind the scan');
       if (asked === 3) touch(c!, 'ahead of the scan');
     };
-    const second = await run(args, { now: at });
+    const second = await run(args, at);
     s.sandbox.hooks.onArrival = undefined;
     expect(second.code, second.stderr).toBe(0);
     const summary = JSON.parse(second.stdout) as { updated: number; cursor: number };
@@ -157,7 +158,7 @@ describe('the cursor of a later run', () => {
     expect(queryBodies(s, 'accounts').filter((body) => Array.isArray(body.sort) && body.sort[0] === '-lastmodified')).toEqual([]);
     let copy = await readCopy(target, 'accounts');
     expect(copy.rows.find((r) => r.ID === a)?.description).toBe('second');
-    const third = await run(args, { now: at });
+    const third = await run(args, at);
     expect(third.code, third.stderr).toBe(0);
     copy = await readCopy(target, 'accounts');
     expect(copy.rows.find((r) => r.ID === a)).toMatchObject({ description: 'behind the scan', __svc_lastmodified: 'Ann' });

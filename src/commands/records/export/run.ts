@@ -77,7 +77,7 @@ async function clientSide(r: Running, asked: Record<string, unknown>, ctx: Conte
     ...(deps.env.SVC_CHECKPOINT_EVERY ? { checkpointEveryMs: parseDuration(deps.env.SVC_CHECKPOINT_EVERY, 'SVC_CHECKPOINT_EVERY') } : {}),
     ...(deps.env.SVC_PARQUET_ROW_GROUP ? { rowGroupRows: parseCount('SVC_PARQUET_ROW_GROUP', deps.env.SVC_PARQUET_ROW_GROUP, 1, 1_000_000) } : {}),
     manifest: opts.manifest,
-    fetch: (body, each) => postQueryEach(client, opts.family, body, each, signal),
+    fetch: (body, each, stop) => postQueryEach(client, opts.family, body, each, stop ? AbortSignal.any([signal, stop]) : signal),
     count: async (body) => (await postQuery<{ count: number }>(client, opts.family, body, signal)).count,
     stdout: deps.stdout,
     ...(progress ? { progress } : {}),

@@ -47,7 +47,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
       pageSize: opts.pageSize,
       once: opts.once,
       state: cursor.state,
-      fetch: (body, each) => postQueryEach(client, family, body, each, signal),
+      fetch: (body, each, stop) => postQueryEach(client, family, body, each, stop ? AbortSignal.any([signal, stop]) : signal),
       out: deps.stdout,
       save: cursor.save,
       onClosed: () => cursor.lock?.release(),
