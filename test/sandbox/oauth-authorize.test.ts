@@ -82,7 +82,7 @@ describe('loopback redirect URIs (RFC 8252)', () => {
     const code = params.get('code') ?? '';
     // The token request names the same URI, port and all.
     const wrongPort = await exchange(code, { redirect_uri: 'http://localhost:4712/callback' });
-    expect(wrongPort.status).toBe(400);
+    expect(wrongPort.status).toBe(403);
     expect(wrongPort.json()).toMatchObject({ error: 'invalid_grant' });
   });
 

@@ -311,14 +311,14 @@ describe('what the tokens open', () => {
   it('the password grant gives tokens for a user’s name, password and one-time code', async () => {
     const secure = t.user('secure');
     const none = await post('token', { grant_type: 'password', username: 'secure', password: secure.password });
-    expect(none.status).toBe(400);
+    expect(none.status).toBe(403);
     expect(none.json()).toMatchObject({ error: 'invalid_grant' });
     const ok = await post('token', { grant_type: 'password', username: 'secure', password: secure.password, otp: otpOf('secure') });
     expect(ok.status, ok.text).toBe(200);
     const tokens = ok.json<Tokens>();
     expect((await t.call('GET', 'auth/v1/', { token: tokens.access_token })).json()).toMatchObject({ user: secure.id });
     const wrong = await post('token', { grant_type: 'password', username: 'demo', password: 'wrong' }, { json: true });
-    expect(wrong.status).toBe(400);
+    expect(wrong.status).toBe(403);
     expect(wrong.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid credentials (wrong name or password)' });
     expect(wrong.text).not.toContain(secretOf());
   });

@@ -36,10 +36,10 @@ describe('POST /token: authorization_code', () => {
   it('checks the PKCE verifier: a wrong or missing one is invalid_grant, the right one works', async () => {
     const { verifier, challenge } = pkce();
     const wrong = await exchange(await codeFor(challenge), { code_verifier: pkce().verifier });
-    expect(wrong.status).toBe(400);
+    expect(wrong.status).toBe(403);
     expect(wrong.json()).toEqual({ error: 'invalid_grant', error_description: "'code_verifier' does not match the code's challenge" });
     const missing = await exchange(await codeFor(challenge));
-    expect(missing.status).toBe(400);
+    expect(missing.status).toBe(403);
     expect(missing.json()).toMatchObject({ error: 'invalid_grant' });
     expect(missing.json<{ error_description: string }>().error_description).toMatch(/code_verifier/);
     const right = await exchange(await codeFor(challenge), { code_verifier: verifier });
@@ -53,7 +53,7 @@ describe('POST /token: authorization_code', () => {
     const first = (await exchange(code)).json<Tokens>();
     expect(await bearerWorks(first.access_token)).toBe(true);
     const again = await exchange(code);
-    expect(again.status).toBe(400);
+    expect(again.status).toBe(403);
     expect(again.json()).toMatchObject({ error: 'invalid_grant' });
     expect(await bearerWorks(first.access_token)).toBe(false);
     const refresh = await post('token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
@@ -67,7 +67,7 @@ describe('POST /token: authorization_code', () => {
     const other = await exchange(await codeFor(), { redirect_uri: 'http://127.0.0.1:53683/callback' });
     expect(other.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri/) });
     const stolen = await post('token', { grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT }, { auth: basic('reporting', secretOf('reporting')) });
-    expect(stolen.status).toBe(400);
+    expect(stolen.status).toBe(403);
     expect(stolen.json()).toMatchObject({ error: 'invalid_grant' });
     expect((await exchange('0'.repeat(40))).json()).toMatchObject({ error: 'invalid_grant' });
     expect((await exchange('not a code')).json()).toMatchObject({ error: 'invalid_grant' });
@@ -132,7 +132,7 @@ describe('POST /token: refresh_token', () => {
     expect(await bearerWorks(first.access_token)).toBe(false);
     expect(await bearerWorks(next.access_token)).toBe(true);
     const reuse = await post('token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
-    expect(reuse.status).toBe(400);
+    expect(reuse.status).toBe(403);
     expect(reuse.json()).toMatchObject({ error: 'invalid_grant' });
     const third = await post('token', { grant_type: 'refresh_token', refresh_token: next.refresh_token });
     expect(third.status).toBe(200);

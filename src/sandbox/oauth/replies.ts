@@ -1,7 +1,10 @@
 /**
  * Answers of the OAuth 2.0 token endpoints: JSON that no cache keeps, and
  * errors as RFC 6749 section 5.2 words them, `{error, error_description}`,
- * 401 with a Basic challenge for a client that failed to authenticate.
+ * 401 with a Basic challenge for a client that failed to authenticate. A
+ * refused grant (an invalid, expired or spent code or refresh token) is 403,
+ * as the service's oauth2.json documents it for /token, where RFC 6749 says
+ * 400: a client must read the error code, not the status.
  */
 import type { SandboxContext } from '../context.js';
 import { ReplyError } from '../errors.js';
@@ -19,11 +22,11 @@ export function noStoreJson(value: unknown, status = 200): Reply {
   return json(value, status, { ...NO_STORE });
 }
 
-/** An OAuth error to throw: 401 for invalid_client (with `WWW-Authenticate: Basic realm="<instance>"`), else 400. */
+/** An OAuth error to throw: 401 for invalid_client (with `WWW-Authenticate: Basic realm="<instance>"`), 403 for invalid_grant, else 400. */
 export function oauthError(ctx: SandboxContext, error: OAuthErrorCode, description: string): ReplyError {
   const body = { error, error_description: excerpt(description, 300) };
   if (error === 'invalid_client') {
     return new ReplyError(json(body, 401, { ...NO_STORE, 'WWW-Authenticate': `Basic realm="${ctx.instance}"` }));
   }
-  return new ReplyError(noStoreJson(body, 400));
+  return new ReplyError(noStoreJson(body, error === 'invalid_grant' ? 403 : 400));
 }
