@@ -86,6 +86,7 @@ function isWhole(ck: Partial<Checkpoint> & { check?: unknown }): ck is Checkpoin
     exportFormats.includes(req.format) &&
     Array.isArray(req.columns) &&
     (req.format === 'parquet') === (ck.parquet !== undefined) &&
+    (req.codec === undefined || req.codec === 'GZIP' || req.codec === 'UNCOMPRESSED') &&
     (req.format !== 'parquet' || (Array.isArray(req.parquet) && req.parquet.length === req.columns.length && isParquetProgress(ck.parquet, req.columns.length)))
   );
 }

@@ -61,6 +61,8 @@ export interface ExportRequest {
   readonly shard?: Shard;
   /** The Parquet schema (format parquet only), fixed when the export starts: a resumed run writes the same. */
   readonly parquet?: readonly ParquetColumn[];
+  /** How Parquet pages are compressed (absent: not at all, as in checkpoints made before there was a choice). */
+  readonly codec?: 'GZIP' | 'UNCOMPRESSED';
 }
 
 /** JSON with object keys sorted, so equal values give equal text. */

@@ -35,6 +35,8 @@ const ENV = { SVC_PARQUET_ROW_GROUP: String(GROUP) };
 
 const { sandbox, run } = sandboxCli();
 let reference = Buffer.alloc(0);
+/** The clean export with --compression none (the trials use one or the other). */
+let uncompressed = Buffer.alloc(0);
 let referenceFile = '';
 let total = 0;
 
@@ -45,6 +47,10 @@ beforeAll(async () => {
   const r = await run(['accounts', 'export', '--page-size', String(PAGE_SIZE), '--output', referenceFile], { env: ENV });
   expect(r.code, r.stderr).toBe(0);
   reference = readFileSync(referenceFile);
+  const none = join(tempDir(), 'clean-none.parquet');
+  const u = await run(['accounts', 'export', '--page-size', String(PAGE_SIZE), '--compression', 'none', '--output', none], { env: ENV });
+  expect(u.code, u.stderr).toBe(0);
+  uncompressed = readFileSync(none);
 }, 60_000);
 
 type Signal = 'SIGKILL' | 'SIGINT' | 'SIGTERM';
@@ -78,7 +84,7 @@ interface SavedCheckpoint {
 }
 
 /** What a stopped run must leave: the old file, and a checkpoint of whole row groups, a clean prefix of the partial file. */
-function checkStopped(file: string, why: string): void {
+function checkStopped(file: string, why: string, reference: Buffer): void {
   expect(readFileSync(file, 'utf8'), `${why}: the target changed`).toBe('previous\n');
   tally.stops++;
   const ckPath = `${file}.svc-checkpoint.json`;
@@ -96,9 +102,12 @@ function checkStopped(file: string, why: string): void {
 async function trial(random: Random, concurrency: number, signal: Signal): Promise<void> {
   const file = join(tempDir(), 'nightly.parquet');
   writeFileSync(file, 'previous\n');
-  const args = ['accounts', 'export', '--format', 'parquet', '--page-size', String(PAGE_SIZE), '--concurrency', String(concurrency), '--output-file', file, '--resume', '--quiet'];
+  // GZIP pages (the default) or none, by the seed: both must resume to the clean bytes.
+  const none = random.chance(0.5);
+  const clean = none ? uncompressed : reference;
+  const args = ['accounts', 'export', '--format', 'parquet', '--page-size', String(PAGE_SIZE), '--concurrency', String(concurrency), '--output-file', file, '--resume', '--quiet', ...(none ? ['--compression', 'none'] : [])];
   const pages = Math.ceil(total / PAGE_SIZE);
-  const log = [REPLAY, `concurrency ${concurrency}, ${signal}`];
+  const log = [REPLAY, `concurrency ${concurrency}, ${signal}, compression ${none ? 'none' : 'gzip'}`];
   const s = sandbox();
   s.sandbox.hooks.setFaultRate(FAULT_RATE, random.int(1, 2 ** 30));
   try {
@@ -115,7 +124,7 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
       if (o.code === 1) expect(o.stderr, why).toMatch(/run the same command with --resume to continue/);
       else if (signal === 'SIGKILL') expect(o.signal, why).toBe('SIGKILL');
       else expect(o.code, why).toBe(130);
-      checkStopped(file, why);
+      checkStopped(file, why, clean);
     }
     if (readFileSync(file).equals(Buffer.from('previous\n'))) {
       let last = await exportOnce(args);
@@ -123,14 +132,14 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
       // again, as a user would (a few times at most: each keeps what it fetched).
       for (let again = 0; again < 5 && last.code === 1 && /run the same command with --resume to continue/.test(last.stderr); again++) {
         log.push(`final run gave up on the faults: ${last.stderr.trim().split('\n').at(-1) ?? ''}`);
-        checkStopped(file, log.join('\n'));
+        checkStopped(file, log.join('\n'), clean);
         last = await exportOnce(args);
       }
       log.push(`final run: exit ${String(last.code ?? last.signal)}; ${last.stderr.trim()}`);
       expect(last.code, log.join('\n')).toBe(0);
     }
     const why = log.join('\n');
-    expect(readFileSync(file).equals(reference), `${why}: the finished file differs from a clean export`).toBe(true);
+    expect(readFileSync(file).equals(clean), `${why}: the finished file differs from a clean export`).toBe(true);
     expect(readdirSync(join(file, '..')).filter((f) => f.includes('.svc-')), `${why}: left beside the file`).toEqual([]);
   } finally {
     s.sandbox.hooks.setFaultRate(0);

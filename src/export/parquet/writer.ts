@@ -38,17 +38,14 @@ import { parquetLibs } from './libs.js';
 import { encodeRowGroup, type Slice } from './row-group.js';
 
 /**
- * Compression of the data pages: none. Measured in one run of
- * bench/parquet.mjs at 100k accounts (every field, --concurrency 4, an
- * earlier build on a busy machine): uncompressed 1.25x the CSV export's time
- * and 15.9 MB (CSV 12.7 MB), GZIP level 1 (Node's zlib, on its own threads)
- * 1.55x and 2.5 MB; uncompressed is now about 1.05x. Snappy is not in Node;
- * hyparquet-writer's (JavaScript, hyparquet-writer/src/snappy.js) was not
- * measured. Engines compress when they load or rewrite the data (`duckdb -c
- * "COPY (FROM 'f.parquet') TO 'g.parquet'"`). GZIP stays one switch away
- * (encodeRowGroup takes it, and a test reads such a file).
+ * Compression of the data pages, as the request says (`--compression`):
+ * GZIP level 1 by default, through Node's zlib on its own threads while the
+ * next pages arrive; none for the checkpoints made before there was a choice.
+ * Measured with bench/parquet.mjs, every field, --concurrency 4: at 100k
+ * accounts 1.13x the CSV export's time and 2.5 MB (uncompressed 1.05x and
+ * 15.9 MB; the CSV file 12.7 MB). Snappy is not in Node, and the JavaScript
+ * one hyparquet-writer carries ran at 77 MB/s here: about 2 s more at 1M.
  */
-const CODEC: Codec = 'UNCOMPRESSED';
 const gzipAsync = promisify(gzip);
 const compress = (data: Buffer): Promise<Buffer> => gzipAsync(data, { level: 1 });
 
@@ -59,6 +56,7 @@ const compress = (data: Buffer): Promise<Buffer> => gzipAsync(data, { level: 1 }
  */
 export async function createParquetWriter(state: Checkpoint, sink: Sink, idKey: string): Promise<FormatWriter<ColumnPage>> {
   const columns = state.request.parquet;
+  const codec: Codec = state.request.codec ?? 'UNCOMPRESSED';
   const progress = state.parquet;
   if (!columns || !progress) throw new Error('a parquet export needs its columns and progress');
   // hyparquet-writer's chunk, loaded before anything is written: a missing chunk fails the export at once.
@@ -84,7 +82,7 @@ export async function createParquetWriter(state: Checkpoint, sink: Sink, idKey: 
     pendingBytes = 0;
     const lastSlice = slices[slices.length - 1] as Slice;
     const last = lastSlice.page.ids[lastSlice.to - 1] as number;
-    const { bytes, group } = await encodeRowGroup(columns, slices, rows, sink.bytes, CODEC, compress);
+    const { bytes, group } = await encodeRowGroup(columns, slices, rows, sink.bytes, codec, compress);
     // The group's bytes are copies: a page whose last records are in it can take new ones (read nothing from it after).
     for (const slice of slices) if (slice.to === slice.page.count) pool.give(slice.page);
     await sink.write(bytes);
@@ -120,7 +118,7 @@ export async function createParquetWriter(state: Checkpoint, sink: Sink, idKey: 
     },
     async end() {
       await flush();
-      await sink.write(await footer(columns, groups, CODEC, `svc ${version}`));
+      await sink.write(await footer(columns, groups, codec, `svc ${version}`));
     },
   };
 }

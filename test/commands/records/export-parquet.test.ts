@@ -191,6 +191,53 @@ describe('accounts export --format parquet', () => {
     expect((await db.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sql(join(dir, 'accounts-*.parquet'))})`)).getRowObjectsJson()).toEqual([{ n: all.rows.length }]);
   });
 
+  it('compresses pages with GZIP by default and not at all with --compression none: the same rows, the one far smaller', async () => {
+    const dir = tempDir();
+    const files = { gzip: join(dir, 'gzip.parquet'), none: join(dir, 'none.parquet'), given: join(dir, 'given.parquet') };
+    const args = ['accounts', 'export', '--concurrency', '3', '--page-size', '70'];
+    expect((await run([...args, '--output', files.gzip])).code).toBe(0);
+    expect((await run([...args, '--output', files.none, '--compression', 'none'])).code).toBe(0);
+    expect((await run([...args, '--output', files.given, '--compression', 'GZIP'])).code).toBe(0);
+    const codecs = async (file: string): Promise<string[]> =>
+      ((await db.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata(${sql(file)})`)).getRowObjectsJson() as { compression: string }[]).map((r) => r.compression);
+    expect(await codecs(files.gzip)).toEqual(['GZIP']);
+    expect(await codecs(files.none)).toEqual(['UNCOMPRESSED']);
+    expect(readFileSync(files.given).equals(readFileSync(files.gzip))).toBe(true);
+    const gz = await readParquet(files.gzip, 'ID');
+    expect(gz.rows.length).toBeGreaterThan(250);
+    expect(gz).toEqual(await readParquet(files.none, 'ID'));
+    expect(readFileSync(files.gzip).length * 2).toBeLessThan(readFileSync(files.none).length);
+  });
+
+  it('ties a checkpoint to its --compression: a resume with the other is refused (exit 2), with the same it finishes', async () => {
+    const file = join(tempDir(), 'tied.parquet');
+    const args = ['accounts', 'export', '--page-size', '40', '--output', file, '--resume'];
+    // The third page fails with a 400 (not retried): exit 1, a checkpoint of what was written.
+    let asked = 0;
+    const hooks = sandbox().sandbox.hooks;
+    hooks.onArrival = (method, url) => {
+      if (method === 'POST' && url.endsWith('/api/v1/accounts') && ++asked === 3) hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { status: 400, body: 'no' } });
+    };
+    const failed = await run(args);
+    hooks.onArrival = undefined;
+    expect(failed.code, failed.stderr).toBe(1);
+    const other = await run([...args, '--compression', 'none']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/belongs to a different export .*--compression none/);
+    const done = await run(args);
+    expect(done.code, done.stderr).toBe(0);
+    const clean = join(tempDir(), 'clean.parquet');
+    expect((await run(['accounts', 'export', '--page-size', '40', '--output', clean])).code).toBe(0);
+    expect(readFileSync(file).equals(readFileSync(clean))).toBe(true);
+  });
+
+  it('refuses --compression that is not gzip or none, and --compression with another format, naming the fix (exit 2)', async () => {
+    const bad = await run(['accounts', 'export', '--output', join(tempDir(), 'x.parquet'), '--compression', 'zstd\u001b[2J']);
+    expect(bad).toMatchObject({ code: 2, stdout: '', stderr: "svc: --compression takes gzip or none, not 'zstd?[2J'\n" });
+    const csv = await run(['accounts', 'export', '--format', 'csv', '--compression', 'gzip']);
+    expect(csv).toMatchObject({ code: 2, stdout: '', stderr: 'svc: --compression is for parquet pages; compress csv as it streams: svc accounts export --format csv | gzip > accounts.csv.gz\n' });
+  });
+
   it('refuses auto/N outside a job array (exit 2, naming the variables), a column named twice, and parquet to a terminal', async () => {
     const r = await run(['accounts', 'export', '--format', 'csv', '--shard', 'auto/4']);
     expect(r.code).toBe(2);

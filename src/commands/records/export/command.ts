@@ -29,6 +29,7 @@ export const exportVerb: VerbCommand<'export'> = {
       { flags: '--fields <list>', help: 'fields to export: a,b,contact.city,alias=path,extdata.name (default: every field)' },
       { flags: '--format <format>', help: "csv, ndjson, json or parquet (default: from -o, else from the file name's extension)" },
       { flags: '--output-file <file>', help: 'write to this file, atomically (default: stdout); --output FILE says the same, -o csv picks a format' },
+      { flags: '--compression <codec>', help: 'parquet pages: gzip (default; about 6 times smaller) or none (faster to write)' },
       { flags: '--page-size <n>', help: 'records per request, 1 to 10000 (default 1000); halved while a page keeps failing' },
       { flags: '--concurrency <n>', help: 'fetch this many ID ranges in parallel, written in ID order (default 1, at most 32)' },
       { flags: '--shard <k/n>', help: 'export only the k-th of n ID ranges (e.g. 2/4), or auto/n: k from the job array index (see below)' },

@@ -2,6 +2,7 @@
 import { findFamily, type ResourceFamily } from '../../../catalogue/index.js';
 import { bool, str } from '../../../cli/command.js';
 import { parseCount, parseFields, type Selected } from '../../../records/query-body.js';
+import { UsageError } from '../../../errors.js';
 import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
 
 export interface ExportOptions extends FilterOptions {
@@ -14,6 +15,8 @@ export interface ExportOptions extends FilterOptions {
   readonly format?: string;
   /** --output-file (the global --output FILE says the same). */
   readonly outputFile?: string;
+  /** --compression of Parquet pages (absent: gzip); refused with another format by the run. */
+  readonly compression?: ParquetCompression;
   readonly pageSize: number;
   /** --concurrency; absent means 1. */
   readonly concurrency?: number;
@@ -26,6 +29,16 @@ export interface ExportOptions extends FilterOptions {
   readonly quiet: boolean;
 }
 
+/** What --compression takes. */
+export type ParquetCompression = 'gzip' | 'none';
+
+function compressionOf(text: string | undefined): ParquetCompression | undefined {
+  if (text === undefined) return undefined;
+  const v = text.trim().toLowerCase();
+  if (v === 'gzip' || v === 'none') return v;
+  throw new UsageError(`--compression takes gzip or none, not '${text.slice(0, 40).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')}'`);
+}
+
 /** Flags → ExportOptions; what depends on the global -o (format, file) is settled by the run. */
 export function toExportOptions(family: ResourceFamily, flags: Readonly<Record<string, unknown>>): ExportOptions {
   const fields = str(flags, 'fields');
@@ -34,6 +47,7 @@ export function toExportOptions(family: ResourceFamily, flags: Readonly<Record<s
   const pageSize = str(flags, 'pageSize');
   const concurrency = str(flags, 'concurrency');
   const shard = str(flags, 'shard');
+  const compression = compressionOf(str(flags, 'compression'));
   return {
     ...toFilterOptions(flags),
     family,
@@ -41,6 +55,7 @@ export function toExportOptions(family: ResourceFamily, flags: Readonly<Record<s
     ...(fields ? { selected: parseFields(family, fields, findFamily) } : {}),
     ...(format !== undefined ? { format } : {}),
     ...(outputFile !== undefined ? { outputFile } : {}),
+    ...(compression !== undefined ? { compression } : {}),
     pageSize: pageSize ? parseCount('--page-size', pageSize, 1, 10000) : 1000,
     ...(concurrency ? { concurrency: parseCount('--concurrency', concurrency, 1, 32) } : {}),
     ...(shard !== undefined ? { shard } : {}),

@@ -63,6 +63,9 @@ export async function toDestination(opts: ExportOptions, ctx: Context): Promise<
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (format === 'parquet' && twice !== undefined) throw new UsageError(`--fields names the column '${twice}' twice; a Parquet file needs distinct column names (rename one: alias=path)`);
   if (format === 'parquet' && !outputFile && ctx.deps.stdout.isTTY) throw new UsageError('parquet is binary: write it to a file (--output FILE.parquet) or pipe it');
+  if (opts.compression !== undefined && format !== 'parquet') {
+    throw new UsageError(`--compression is for parquet pages; compress ${format} as it streams: svc ${opts.family.name} export --format ${format} | gzip > ${opts.family.name}.${format}.gz`);
+  }
   if ((opts.resume || opts.manifest) && !outputFile) throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs --output-file FILE`);
   if (opts.serverSide) {
     if (format !== 'csv') throw new UsageError("--server-side writes the service's own csv; use --format csv");
@@ -95,7 +98,7 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: P
     format,
     csv,
     ...(shard ? { shard } : {}),
-    ...(format === 'parquet' ? { parquet: parquetColumns(family, selected) } : {}),
+    ...(format === 'parquet' ? { parquet: parquetColumns(family, selected), codec: opts.compression === 'none' ? 'UNCOMPRESSED' : 'GZIP' } : {}),
   };
   // As the flags were typed: an option not given is absent, not empty.
   const given = (values: readonly string[]): readonly string[] | undefined => (values.length ? values : undefined);
@@ -110,6 +113,7 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: P
     format,
     // The shard itself (auto/N resolved): a checkpoint resumed by another task of the array is refused.
     shard: shard ? `${shard.index}/${shard.count}` : undefined,
+    compression: request.codec,
     csv,
     filterMember,
   };
@@ -124,6 +128,7 @@ export function commandText(opts: ExportOptions, dest: Destination): string {
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
   if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);
+  if (opts.compression) parts.push(`--compression ${opts.compression}`);
   if (dest.shard) parts.push(`--shard ${dest.shard.index}/${dest.shard.count}`);
   if (dest.outputFile) parts.push(`--output-file ${q(dest.outputFile)}`);
   return parts.join(' ');
