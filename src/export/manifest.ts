@@ -10,6 +10,8 @@ export interface Manifest {
   readonly file: string;
   readonly family: string;
   readonly format: string;
+  /** Parquet only: how its pages are compressed ('gzip' or 'none'). */
+  readonly compression?: 'gzip' | 'none';
   readonly rows: number;
   readonly bytes: number;
   readonly sha256: string;
@@ -37,6 +39,7 @@ export function buildManifest(
     file: target,
     family: req.family,
     format: req.format,
+    ...(req.format === 'parquet' ? { compression: req.codec === 'GZIP' ? ('gzip' as const) : ('none' as const) } : {}),
     rows: done.rows,
     bytes: done.bytes,
     sha256: done.sha256,

@@ -110,7 +110,8 @@ export async function* inOrder<T>(next: () => Producer<T> | undefined, opts: Ord
     outer?.removeEventListener('abort', stop);
     if (!controller.signal.aborted) controller.abort(new Error('export stopped'));
     for (const ch of queue) ch.wakeProducer?.();
-    // Requests in flight finish on their own; their items are dropped (pump never throws).
+    // Requests in flight are stopped by the abort (FetchRows takes the part's signal); their items are dropped
+    // (pump never throws).
     void Promise.allSettled(running);
   }
 }

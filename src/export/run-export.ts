@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { OutStream } from '../output/io.js';
-import { ExitCode, SvcError } from '../errors.js';
+import { ExitCode, SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { HeldLock, LockProcesses } from '../util/file-lock.js';
 import { openFileSink, removePartial } from './atomic-file.js';
@@ -53,6 +53,8 @@ export interface ExportJob {
   readonly request: ExportRequest;
   /** Fingerprint and text of the command line (see requestKey). */
   readonly key: string;
+  /** The fingerprint the same command had before Parquet pages had a codec: it matches a checkpoint that has none. */
+  readonly olderKey?: string;
   readonly command: string;
   readonly pageSize: number;
   readonly concurrency: number;
@@ -118,7 +120,9 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
   const beforeRename = (): void => checkLock(lock, file);
   const previous = job.resume ? readCheckpoint(file) : undefined;
   if (previous) {
-    checkSameRequest(previous, job.key, job.command, file);
+    const older = previous.request.codec === undefined && job.olderKey !== undefined && previous.key === job.olderKey;
+    if (!older) checkSameRequest(previous, job.key, job.command, file);
+    checkSameCodec(previous, job.request, file);
     const resume = { bytes: previous.bytes, sha256: previous.partialSha256 };
     return { state: previous, sink: await openFileSink(file, { resume, signal: job.signal, beforeRename }), resumed: true };
   }
@@ -130,6 +134,22 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
   const sink = await openFileSink(file, { signal: job.signal, beforeRename, ...(mode === undefined ? {} : { mode }) });
   saveCheckpoint(file, state);
   return { state, sink, resumed: false };
+}
+
+/**
+ * Refuses a checkpoint whose Parquet pages are not compressed as this export's
+ * are (a file must not mix them; its footer names one codec a column). One
+ * without a codec was made before there was a choice: its pages are
+ * uncompressed, and it goes on so, as its fingerprint (no --compression)
+ * matched.
+ */
+function checkSameCodec(ck: Checkpoint, request: ExportRequest, file: string): void {
+  const kept = ck.request.codec;
+  if (kept === undefined || kept === request.codec) return;
+  throw new UsageError(
+    `the checkpoint ${checkpointPath(file)} holds ${kept === 'GZIP' ? 'GZIP-compressed' : 'uncompressed'} Parquet pages, and this export writes ${request.codec === 'GZIP' ? 'GZIP-compressed' : 'uncompressed'} ones; ` +
+      'run without --resume to start again',
+  );
 }
 
 /** The error to report: the cause, and how to continue when a checkpoint is kept. */

@@ -167,7 +167,7 @@ describe('accounts export --format parquet', () => {
     expect((await run(['accounts', 'export', '--format', 'parquet', '--output-file', b, '--concurrency', '4', '--page-size', '33'], { env })).code).toBe(0);
     expect(sha256File(b)).toBe(sha256File(a));
     const manifest = JSON.parse(readFileSync(`${a}.manifest.json`, 'utf8')) as { format: string; sha256: string; rows: number };
-    expect(manifest).toMatchObject({ format: 'parquet', sha256: sha256File(a) });
+    expect(manifest).toMatchObject({ format: 'parquet', compression: 'gzip', sha256: sha256File(a) });
     expect(manifest.rows).toBe((await readParquet(a)).rows.length);
   });
 

@@ -113,6 +113,7 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: P
     format,
     // The shard itself (auto/N resolved): a checkpoint resumed by another task of the array is refused.
     shard: shard ? `${shard.index}/${shard.count}` : undefined,
+    // The pages' codec as written (the default's and an explicit --compression gzip are one export).
     compression: request.codec,
     csv,
     filterMember,

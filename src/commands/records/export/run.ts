@@ -68,6 +68,9 @@ async function clientSide(r: Running, asked: Record<string, unknown>, ctx: Conte
   const result = await runExport({
     request: r.request,
     key: requestKey(asked),
+    // A checkpoint from before --compression (uncompressed pages, no codec in its fingerprint) goes on with the
+    // command that made it, or with --compression none; not with an explicit --compression gzip.
+    ...(r.request.format === 'parquet' && opts.compression !== 'gzip' ? { olderKey: requestKey({ ...asked, compression: undefined }) } : {}),
     command: r.command,
     pageSize: opts.pageSize,
     concurrency: opts.concurrency ?? 1,
