@@ -9,8 +9,10 @@ export function resolveFormat(requested: string | undefined, isTTY: boolean): Ou
   if (requested === undefined) return isTTY ? 'table' : 'json';
   const found = outputFormats.find((f) => f === requested);
   if (!found) {
+    // Parquet is a file an export writes, not a way to show output.
+    const parquet = requested.toLowerCase() === 'parquet' ? "; for a Parquet file: svc <family> export --format parquet --output FILE.parquet" : '';
     throw new UsageError(
-      `unknown output format '${requested}'${didYouMean(requested, outputFormats)} (choose ${outputFormats.join(', ')})`,
+      `unknown output format '${requested}'${didYouMean(requested, outputFormats)} (choose ${outputFormats.join(', ')})${parquet}`,
     );
   }
   return found;

@@ -80,10 +80,11 @@ describe('--compression: hostile values', () => {
     }
   });
 
-  it('-o parquet is not an output format (the global -o takes table, json, ndjson, csv, tsv): exit 2, even with --compression', async () => {
+  it('-o parquet is not an output format (the global -o takes table, json, ndjson, csv, tsv): exit 2 naming --format parquet, even with --compression', async () => {
     const r = await run(['accounts', 'export', '-o', 'parquet', '--output-file', join(tempDir(), 'x.out'), '--compression', 'gzip']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
+    expect(r.stderr).toBe("svc: unknown output format 'parquet' (choose table, json, ndjson, csv, tsv); for a Parquet file: svc <family> export --format parquet --output FILE.parquet\n");
   });
 
   it('with --server-side (csv only): refused, exit 2', async () => {

@@ -82,6 +82,9 @@ describe('formatters', () => {
     expect(resolveFormat(undefined, false)).toBe('json');
     expect(resolveFormat('csv', true)).toBe('csv');
     expect(() => resolveFormat('jsno', true)).toThrow("unknown output format 'jsno'; did you mean 'json'? (choose table, json, ndjson, csv, tsv)");
+    expect(() => resolveFormat('parquet', false)).toThrow(
+      "unknown output format 'parquet' (choose table, json, ndjson, csv, tsv); for a Parquet file: svc <family> export --format parquet --output FILE.parquet",
+    );
   });
 
   it('uses colour only on a terminal, never with NO_COLOR, --no-color or TERM=dumb', () => {
