@@ -46,6 +46,7 @@ export const exportVerb: VerbCommand<'export'> = {
       `svc ${family.name} export --format csv --output ${family.name}.csv --concurrency 4 --resume   # in cron`,
       `svc ${family.name} export --format csv --output part-2.csv --shard 2/4   # then: cat part-*.csv`,
       `svc ${family.name} export --output ${family.name}.parquet --concurrency 4 --resume`,
+      `svc ${family.name} export --output ${family.name}.parquet --compression none   # uncompressed pages: faster, larger`,
       `svc ${family.name} export --output ${family.name}-$JOB_COMPLETION_INDEX.parquet --shard auto/8   # a task of an 8-task job array`,
     ],
     toOptions: ({ flags }) => toExportOptions(family, flags),
