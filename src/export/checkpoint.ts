@@ -129,9 +129,9 @@ export function readCheckpoint(target: string): Checkpoint | undefined {
   return rest;
 }
 
-/** Refuses a checkpoint made by a different command line. */
-export function checkSameRequest(ck: Checkpoint, key: string, command: string, target: string): void {
-  if (ck.key === key) return;
+/** Refuses a checkpoint made by a different command line (its key none of `keys`: this one's, and older spellings of it). */
+export function checkSameRequest(ck: Checkpoint, keys: readonly string[], command: string, target: string): void {
+  if (keys.includes(ck.key)) return;
   throw new UsageError(
     `the checkpoint ${checkpointPath(target)} belongs to a different export ('${ck.command}'), not '${command}'; ` +
       'run that command with --resume, or run without --resume to start again',

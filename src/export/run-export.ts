@@ -53,7 +53,7 @@ export interface ExportJob {
   readonly request: ExportRequest;
   /** Fingerprint and text of the command line (see requestKey). */
   readonly key: string;
-  /** The fingerprint the same command had before Parquet pages had a codec: it matches a checkpoint that has none. */
+  /** The fingerprint the same command had before Parquet pages had a codec (its checkpoints have none: checkSameCodec). */
   readonly olderKey?: string;
   readonly command: string;
   readonly pageSize: number;
@@ -120,8 +120,7 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
   const beforeRename = (): void => checkLock(lock, file);
   const previous = job.resume ? readCheckpoint(file) : undefined;
   if (previous) {
-    const older = previous.request.codec === undefined && job.olderKey !== undefined && previous.key === job.olderKey;
-    if (!older) checkSameRequest(previous, job.key, job.command, file);
+    checkSameRequest(previous, job.olderKey === undefined ? [job.key] : [job.key, job.olderKey], job.command, file);
     checkSameCodec(previous, job.request, file);
     const resume = { bytes: previous.bytes, sha256: previous.partialSha256 };
     return { state: previous, sink: await openFileSink(file, { resume, signal: job.signal, beforeRename }), resumed: true };

@@ -5,7 +5,7 @@
  */
 import type { ResourceFamily } from '../catalogue/index.js';
 import { withoutKey } from '../export/encode.js';
-import { idSelection, type PageQuery } from '../export/pager.js';
+import { idSelection, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import type { Row } from '../output/view.js';
 
@@ -22,6 +22,11 @@ export async function postQuery<T>(client: HttpClient, family: ResourceFamily, b
 /** A query answering records, each turned by `each` as it arrives (see HttpResponse.jsonArray); `signal` stops it (Ctrl-C). */
 export async function postQueryEach<T = Row>(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, each?: (row: Row) => T, signal?: AbortSignal): Promise<T[]> {
   return (await queryRequest(client, family, body, signal)).jsonArray((element) => (each ? each(element as Row) : (element as T)));
+}
+
+/** The pages' fetcher of a run (export, sync, watch): each request stops with the run's signal, and with the one its pass gives it. */
+export function queryFetcher(client: HttpClient, family: ResourceFamily, signal: AbortSignal): FetchRows {
+  return (body, each, stop) => postQueryEach(client, family, body, each, stop ? AbortSignal.any([signal, stop]) : signal);
 }
 
 /** A query body and the member its filter goes under. */

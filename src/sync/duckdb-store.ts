@@ -9,7 +9,7 @@ import { lstatSync, unlinkSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
-import { notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+import { heldWhere, notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
   smallint: 'SMALLINT',
@@ -191,21 +191,18 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       return n;
     },
     async heldIds(family, after, upTo, keepDeleted) {
-      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
-      const rows = await all(`SELECT ID FROM ${ident(family)} WHERE ID > ${literal(after)}${upTo === null ? '' : ` AND ID <= ${literal(upTo)}`}${live} ORDER BY ID`);
+      const rows = await all(`SELECT ID FROM ${ident(family)}${heldWhere(after, upTo, keepDeleted, literal)} ORDER BY ID`);
       return rows.map((r) => Number(r.ID));
     },
     async indexIds() {
       // DuckDB keeps the primary key's index and counts from its columns: nothing to add.
     },
     async countHeld(family, after, upTo, keepDeleted) {
-      const conds = [...(after === 0 && upTo === null ? [] : [`ID > ${literal(after)}`]), ...(upTo === null ? [] : [`ID <= ${literal(upTo)}`]), ...(keepDeleted ? [`${ident(DELETED_AT)} IS NULL`] : [])];
-      const rows = await all(`SELECT count(*) AS n FROM ${ident(family)}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`);
+      const rows = await all(`SELECT count(*) AS n FROM ${ident(family)}${heldWhere(after, upTo, keepDeleted, literal)}`);
       return Number(rows[0]?.n ?? 0);
     },
     async maxHeld(family, keepDeleted) {
-      const live = keepDeleted ? ` WHERE ${ident(DELETED_AT)} IS NULL` : '';
-      const v = (await all(`SELECT max(ID) AS m FROM ${ident(family)}${live}`))[0]?.m;
+      const v = (await all(`SELECT max(ID) AS m FROM ${ident(family)}${heldWhere(0, null, keepDeleted, literal)}`))[0]?.m;
       return v === null || v === undefined ? undefined : Number(v);
     },
     async saveState(state) {

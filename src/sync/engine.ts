@@ -356,17 +356,18 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
  * the scan ended, at most `seconds` (this machine's measure of the scan on
  * a clock that is never stepped, rounded up) after S. So the highest stamp
  * fetched less `seconds` is at or before S; the cursor takes it when it is
- * higher than the one before (each is at or before its run's S). No record fetched: the cursor stays. Stamps
- * more than FUTURE_SECONDS ahead of this machine's clock do not count (one
- * would freeze the copy); a warning names the highest.
+ * higher than the one before (each is at or before its run's S). No record
+ * fetched: the cursor stays. Stamps above `limit` (FUTURE_SECONDS ahead of
+ * this machine's clock) do not count (one would freeze the copy); a warning
+ * names the highest.
  */
-function latestStamp(nowSeconds: () => number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
+function latestStamp(limit: number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
   let latest: number | undefined;
   let ahead: number | undefined;
   return {
     see(value) {
       if (typeof value !== 'number' || !Number.isFinite(value)) return;
-      if (value > nowSeconds() + FUTURE_SECONDS) ahead = Math.max(ahead ?? value, value);
+      if (value > limit) ahead = Math.max(ahead ?? value, value);
       else if (latest === undefined || value > latest) latest = value;
     },
     cursor(before, seconds, warn) {
@@ -443,7 +444,8 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
     const lm = lastmodifiedKey(columns);
     const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
-    const latest = latestStamp(nowSeconds);
+    // The limit is taken once, as the scan begins: a day's margin needs no fresher clock, and the rows need no clock call each.
+    const latest = latestStamp(nowSeconds() + FUTURE_SECONDS);
     const scanStarted = job.monotonic();
     // A transaction a page. Changed records are scattered over the table, each costing its page written twice
     // (SQLite), and a short write lets the service go on with the pages asked ahead meanwhile (1M accounts, 1%

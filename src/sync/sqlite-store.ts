@@ -7,7 +7,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
-import { ID_INDEX, notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+import { heldWhere, ID_INDEX, notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
   smallint: 'INTEGER',
@@ -174,22 +174,19 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     },
     async heldIds(family, after, upTo, keepDeleted) {
       idIndex(family, keepDeleted);
-      const live = keepDeleted ? ` AND ${ident(DELETED_AT)} IS NULL` : '';
-      const sql = `SELECT ID FROM ${ident(family)} WHERE ID > ?${upTo === null ? '' : ' AND ID <= ?'}${live} ORDER BY ID`;
-      const stmt = prepared(sql).pluck();
-      return (upTo === null ? stmt.all(after) : stmt.all(after, upTo)) as number[];
+      const params: number[] = [];
+      const where = heldWhere(after, upTo, keepDeleted, (n) => (params.push(n), '?'));
+      return prepared(`SELECT ID FROM ${ident(family)}${where} ORDER BY ID`).pluck().all(...params) as number[];
     },
     async countHeld(family, after, upTo, keepDeleted) {
       idIndex(family, keepDeleted);
-      const whole = after === 0 && upTo === null;
-      const conds = [...(whole ? [] : ['ID > ?']), ...(upTo === null ? [] : ['ID <= ?']), ...(keepDeleted ? [`${ident(DELETED_AT)} IS NULL`] : [])];
-      const stmt = prepared(`SELECT count(*) FROM ${ident(family)}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`).pluck();
-      return Number(stmt.get(...(whole ? [] : [after]), ...(upTo === null ? [] : [upTo])));
+      const params: number[] = [];
+      const where = heldWhere(after, upTo, keepDeleted, (n) => (params.push(n), '?'));
+      return Number(prepared(`SELECT count(*) FROM ${ident(family)}${where}`).pluck().get(...params));
     },
     async maxHeld(family, keepDeleted) {
       idIndex(family, keepDeleted);
-      const live = keepDeleted ? ` WHERE ${ident(DELETED_AT)} IS NULL` : '';
-      const v = prepared(`SELECT max(ID) FROM ${ident(family)}${live}`).pluck().get();
+      const v = prepared(`SELECT max(ID) FROM ${ident(family)}${heldWhere(0, null, keepDeleted, String)}`).pluck().get();
       return v === null || v === undefined ? undefined : Number(v);
     },
     async saveState(state) {

@@ -7,7 +7,7 @@
 import { extname } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
-import type { ColumnPlan } from './columns.js';
+import { DELETED_AT, ident, type ColumnPlan } from './columns.js';
 
 /** The table svc keeps its state in, beside the families' tables. */
 export const STATE_TABLE = '_svc_sync';
@@ -78,6 +78,18 @@ export interface SyncStore {
   /** Saves the state alone (the data it describes is already written). */
   saveState(state: SyncState): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The WHERE clause (with its leading space, or nothing) of the live rows held
+ * in (after, upTo]: no ID condition for the whole range, (0, null], which
+ * every ID held is in (a bare count reads an index's size; see reconcileIds).
+ * `value` writes a number into the SQL: a literal, or a `?` with its
+ * parameter kept by the caller.
+ */
+export function heldWhere(after: number, upTo: number | null, keepDeleted: boolean, value: (n: number) => string): string {
+  const conds = [...(after === 0 && upTo === null ? [] : [`ID > ${value(after)}`]), ...(upTo === null ? [] : [`ID <= ${value(upTo)}`]), ...(keepDeleted ? [`${ident(DELETED_AT)} IS NULL`] : [])];
+  return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
 }
 
 /** The engines by extension. */

@@ -42,6 +42,33 @@ async function svcBuilt(args: readonly string[]): Promise<{ code: number | null;
   return { code, stderr, ms: performance.now() - started };
 }
 
+/**
+ * A value that does not fit its column in the first chunk's page (the 15th record), and the first page of
+ * every other chunk stalled: arrivals 1 and 2 are the ID sample and the highest ID, 3 the first chunk's first
+ * page, 4 to 6 the other chunks' first pages. `arrived` counts the data queries; `restore` undoes both.
+ */
+function unfitAndStalled(): { bad: number; arrived(): number; restore(): void } {
+  const s = sandbox();
+  const db = s.sandbox.db;
+  const bad = (db.prepare('SELECT ID FROM "demo/accounts" ORDER BY ID LIMIT 1 OFFSET 14').get() as { ID: number }).ID;
+  const was = (db.prepare('SELECT creator AS v FROM "demo/accounts" WHERE ID = ?').get(bad) as { v: unknown }).v;
+  db.prepare('UPDATE "demo/accounts" SET creator = 9007199254740993 WHERE ID = ?').run(bad);
+  let arrived = 0;
+  s.sandbox.hooks.onArrival = (method, url) => {
+    if (method !== 'POST' || !url.endsWith('/api/v1/accounts')) return;
+    arrived++;
+    if (arrived >= 4 && arrived <= 6) s.sandbox.hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { delayMs: STALL_MS } });
+  };
+  return {
+    bad,
+    arrived: () => arrived,
+    restore: () => {
+      s.sandbox.hooks.onArrival = undefined;
+      db.prepare('UPDATE "demo/accounts" SET creator = ? WHERE ID = ?').run(was, bad);
+    },
+  };
+}
+
 describe('export --format parquet: a value that does not fit while chunks are in flight', () => {
   it.each([['gzip'], ['none']])('--compression %s: exit 1 at once, stalled requests aborted, a checkpoint that resumes to the clean bytes', async (compression) => {
     const dir = tempDir();
@@ -50,30 +77,19 @@ describe('export --format parquet: a value that does not fit while chunks are in
     const c = await svcBuilt([...args, '--output-file', clean]);
     expect(c.code, c.stderr).toBe(0);
 
-    const s = sandbox();
-    const db = s.sandbox.db;
     // The first chunk is the first page (chunks are sized from the first page's IDs): a record in it.
-    const bad = (db.prepare('SELECT ID FROM "demo/accounts" ORDER BY ID LIMIT 1 OFFSET 14').get() as { ID: number }).ID;
-    const was = (db.prepare('SELECT creator AS v FROM "demo/accounts" WHERE ID = ?').get(bad) as { v: unknown }).v;
-    db.prepare('UPDATE "demo/accounts" SET creator = 9007199254740993 WHERE ID = ?').run(bad);
-    // Arrivals 1 and 2: the ID sample and the highest ID; 3: the first chunk's first page; 4 to 6: the other chunks' first pages.
-    let arrived = 0;
-    s.sandbox.hooks.onArrival = (method, url) => {
-      if (method !== 'POST' || !url.endsWith('/api/v1/accounts')) return;
-      arrived++;
-      if (arrived >= 4 && arrived <= 6) s.sandbox.hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { delayMs: STALL_MS } });
-    };
+    const planted = unfitAndStalled();
+    const { bad } = planted;
     closedByClient.length = 0;
     const file = join(dir, 'failing.parquet');
     let r: Awaited<ReturnType<typeof svcBuilt>>;
     try {
       r = await svcBuilt([...args, '--output-file', file, '--resume']);
     } finally {
-      s.sandbox.hooks.onArrival = undefined;
-      db.prepare('UPDATE "demo/accounts" SET creator = ? WHERE ID = ?').run(was, bad);
+      planted.restore();
     }
     expect(r.code, r.stderr).toBe(1);
-    expect(arrived, 'the other chunks were asked for').toBeGreaterThanOrEqual(4);
+    expect(planted.arrived(), 'the other chunks were asked for').toBeGreaterThanOrEqual(4);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`record ${bad}: creator is`);
     expect(r.ms, `svc ended after ${Math.round(r.ms)} ms (${closedByClient.length} stalled requests closed by svc)`).toBeLessThan(STALL_MS / 2);
@@ -89,24 +105,14 @@ describe('export --format parquet: a value that does not fit while chunks are in
   }, 40_000);
 
   it('in-process (no process exit to close the sockets): the stalled requests are aborted by svc itself, soon after it returns', async () => {
-    const s = sandbox();
-    const db = s.sandbox.db;
-    const bad = (db.prepare('SELECT ID FROM "demo/accounts" ORDER BY ID LIMIT 1 OFFSET 14').get() as { ID: number }).ID;
-    const was = (db.prepare('SELECT creator AS v FROM "demo/accounts" WHERE ID = ?').get(bad) as { v: unknown }).v;
-    db.prepare('UPDATE "demo/accounts" SET creator = 9007199254740993 WHERE ID = ?').run(bad);
-    let arrived = 0;
-    s.sandbox.hooks.onArrival = (method, url) => {
-      if (method !== 'POST' || !url.endsWith('/api/v1/accounts')) return;
-      arrived++;
-      if (arrived >= 4 && arrived <= 6) s.sandbox.hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { delayMs: STALL_MS } });
-    };
+    const planted = unfitAndStalled();
     closedByClient.length = 0;
     try {
       const started = performance.now();
       const r = await run(['accounts', 'export', '--format', 'parquet', '--page-size', '20', '--concurrency', '4', '--output-file', join(tempDir(), 'p.parquet')], { env: ENV });
       expect(r.code, r.stderr).toBe(1);
-      expect(arrived).toBeGreaterThanOrEqual(4);
-      const stalled = Math.min(arrived - 3, 3);
+      expect(planted.arrived()).toBeGreaterThanOrEqual(4);
+      const stalled = Math.min(planted.arrived() - 3, 3);
       // Waits for the sandbox to see the stalled sockets closed, or for the stall to run out (the old behaviour).
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, STALL_MS / 2);
@@ -117,8 +123,7 @@ describe('export --format parquet: a value that does not fit while chunks are in
       expect(closedByClient.length, `after ${Math.round(took)} ms, ${closedByClient.length} of ${stalled} stalled requests closed by svc`).toBeGreaterThanOrEqual(stalled);
     } finally {
       onClosed = undefined;
-      s.sandbox.hooks.onArrival = undefined;
-      db.prepare('UPDATE "demo/accounts" SET creator = ? WHERE ID = ?').run(was, bad);
+      planted.restore();
     }
   }, 20_000);
 });

@@ -6,7 +6,7 @@
  */
 import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
-import { postQuery, postQueryEach } from '../../records/query.js';
+import { postQuery, queryFetcher } from '../../records/query.js';
 import type { Compiled, Settings } from '../../sync/engine.js';
 import type { SyncFlags } from '../../sync/flags.js';
 import type { FamilyRequest } from '../../sync/run-target.js';
@@ -40,7 +40,7 @@ export async function runSync(ctx: Context, flags: SyncFlags, command: string, f
     families: families(compile),
     command,
     filterMember,
-    fetchFor: (f) => (body, each, stop) => postQueryEach(client, f, body, each, stop ? AbortSignal.any([signal, stop]) : signal),
+    fetchFor: (f) => queryFetcher(client, f, signal),
     countFor: (f) => async (body) => (await postQuery<{ count: number }>(client, f, body, signal)).count,
     signal,
     ...leafFromEnv(deps.env),

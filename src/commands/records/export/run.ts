@@ -9,7 +9,7 @@ import { UsageError } from '../../../errors.js';
 import type { Deps } from '../../../cli/deps.js';
 import type { ExportRequest } from '../../../export/plan.js';
 import type { HttpClient } from '../../../http/client.js';
-import { postQuery, postQueryEach, queryRequest } from '../../../records/query.js';
+import { postQuery, queryFetcher, queryRequest } from '../../../records/query.js';
 import { parseDuration } from '../../../util/duration.js';
 import { parseCount } from '../../../records/query-body.js';
 import { lockProcessesOf } from '../../../util/file-lock.js';
@@ -80,7 +80,7 @@ async function clientSide(r: Running, asked: Record<string, unknown>, ctx: Conte
     ...(deps.env.SVC_CHECKPOINT_EVERY ? { checkpointEveryMs: parseDuration(deps.env.SVC_CHECKPOINT_EVERY, 'SVC_CHECKPOINT_EVERY') } : {}),
     ...(deps.env.SVC_PARQUET_ROW_GROUP ? { rowGroupRows: parseCount('SVC_PARQUET_ROW_GROUP', deps.env.SVC_PARQUET_ROW_GROUP, 1, 1_000_000) } : {}),
     manifest: opts.manifest,
-    fetch: (body, each, stop) => postQueryEach(client, opts.family, body, each, stop ? AbortSignal.any([signal, stop]) : signal),
+    fetch: queryFetcher(client, opts.family, signal),
     count: async (body) => (await postQuery<{ count: number }>(client, opts.family, body, signal)).count,
     stdout: deps.stdout,
     ...(progress ? { progress } : {}),

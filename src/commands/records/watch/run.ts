@@ -9,7 +9,7 @@
  */
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
-import { postQueryEach } from '../../../records/query.js';
+import { queryFetcher } from '../../../records/query.js';
 import { lockProcessesOf, type HeldLock } from '../../../util/file-lock.js';
 import { interruptSignal } from '../../../util/interrupt.js';
 import type { WatchState } from '../../../watch/state.js';
@@ -47,7 +47,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
       pageSize: opts.pageSize,
       once: opts.once,
       state: cursor.state,
-      fetch: (body, each, stop) => postQueryEach(client, family, body, each, stop ? AbortSignal.any([signal, stop]) : signal),
+      fetch: queryFetcher(client, family, signal),
       out: deps.stdout,
       save: cursor.save,
       onClosed: () => cursor.lock?.release(),
