@@ -91,6 +91,8 @@ describe(`sync killed with SIGKILL under faults, then re-run (seed ${SEED})`, ()
     ['sqlite', 4, 'incremental'],
     ['duckdb', 4, 'first'],
     ['duckdb', 1, 'incremental'],
+    ['sqlite', 2, 'incremental'],
+    ['duckdb', 2, 'first'],
   ] as const;
   for (const [i, [engine, concurrency, phase]] of cases.entries()) {
     it(`${engine}, concurrency ${concurrency}, during the ${phase} sync (seed ${SEED})`, async () => {
@@ -125,6 +127,35 @@ describe(`sync killed with SIGKILL under faults, then re-run (seed ${SEED})`, ()
       expect(copy.state.phase).toBe('ready');
     }, 40_000);
   }
+
+  it.each([
+    ['SIGINT', 4],
+    ['SIGTERM', 2],
+  ] as const)(`%s during an incremental sync at concurrency %i, 5%% faults (the pages asked ahead in flight): exit 130, one line, or done first; the re-run converges (seed ${SEED})`, async (signal, concurrency) => {
+    const random = createRandom(SEED + (signal === 'SIGINT' ? 13 : 17));
+    const s = sandbox();
+    const target = join(tempDir(), `${signal}-later.sqlite`);
+    const args = ['accounts', 'sync', '--into', target, '--filter', FILTER, '--fields', FIELDS, '--page-size', '40', '--concurrency', String(concurrency)];
+    expect((await run(args, { env: { SVC_SYNC_LEAF: LEAF } })).code).toBe(0);
+    changeSome(random, bulk);
+    s.sandbox.hooks.setFaultRate(0.05, SEED + concurrency);
+    try {
+      const at = random.int(1, 6);
+      const stopped = await stoppedAt(args, at, signal);
+      const why = `${REPLAY}; ${signal} at query ${at}\n${stopped.stderr}`;
+      if (stopped.code !== 0) {
+        tally.interrupts++;
+        expect(stopped.code, why).toBe(130);
+        expect(stopped.stderr, why).toMatch(new RegExp(`^svc: interrupted by ${signal}`));
+        expect(stopped.stderr.trimEnd().split('\n'), why).toHaveLength(1);
+      }
+      await converge(args);
+    } finally {
+      s.sandbox.hooks.setFaultRate(0);
+    }
+    const copy = await readCopy(target, 'accounts');
+    expect(copy.rows).toEqual(expectedRows(await run(['accounts', 'query', '--all', '--filter', FILTER, '--fields', FIELDS, '-o', 'json']), copy.columns));
+  }, 40_000);
 
   it.each(['SIGINT', 'SIGTERM'] as const)(`%s during a first sync: exit 130, one line; the re-run converges (seed ${SEED})`, async (signal) => {
     const random = createRandom(SEED + (signal === 'SIGINT' ? 7 : 11));
