@@ -16,6 +16,7 @@ import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';
 import { createChunker, type Density } from '../export/chunks.js';
 import { inOrder, type Producer } from '../export/ordered.js';
+import { newestStamp, FUTURE_SECONDS } from '../export/service-clock.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -297,9 +298,6 @@ async function* firstThenRest(
   for (let r = await pending; !r.done; r = await rest.next()) yield r.value;
 }
 
-/** How far the service's latest lastmodified may be ahead of this machine's clock and still be taken as the cursor. */
-export const FUTURE_SECONDS = 86_400;
-
 /** Pages a transaction writes (fewer commits, and DuckDB merges far fewer times). */
 const BATCH_PAGES = 5;
 
@@ -316,23 +314,6 @@ async function inBatches(pages: AsyncIterable<RowPage>, size: number, write: (ro
     }
   }
   if (rows.length) await write(rows, last);
-}
-
-/**
- * The highest lastmodified the service has for the family (a first pass's
- * cursor), undefined when it has no record. A record stamped far in the
- * future (an import, a clock jump on the service) would put every later
- * change below the cursor: then the cursor is this machine's clock (a lower
- * cursor only fetches more). A service clock ahead of this one by less than
- * FUTURE_SECONDS is taken as clock skew.
- */
-async function serviceClock(pass: Pass, nowSeconds: () => number, warn: (m: string) => void): Promise<number | undefined> {
-  const rows = await retrying(pass.signal, () => pass.fetch({ sort: ['-lastmodified'], limit: 1, fields: { lastmodified: 'lastmodified' } }));
-  const v = rows[0]?.lastmodified;
-  if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
-  if (v <= nowSeconds() + FUTURE_SECONDS) return v;
-  warn(`a record was changed in the future (lastmodified ${v}); the cursor is kept at this machine's clock`);
-  return nowSeconds();
 }
 
 /** The key the changed records carry lastmodified under: a column that copies it, else an alias no column has. */
@@ -405,7 +386,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   let state: SyncState;
   if (!previous || job.reset || !tableThere) {
     // A first pass starts from the service's latest lastmodified as it begins (one scan, beside a copy of everything).
-    state = { ...base, cursor: (await serviceClock(pass, nowSeconds, job.warn)) ?? null, phase: 'initial', afterId: 0, lastReconcile: null, runs: 0, runsSinceReconcile: 0, updatedAt: nowSeconds() };
+    state = { ...base, cursor: (await retrying(pass.signal, () => newestStamp(pass.fetch, nowSeconds(), job.warn, pass.signal))) ?? null, phase: 'initial', afterId: 0, lastReconcile: null, runs: 0, runsSinceReconcile: 0, updatedAt: nowSeconds() };
     await store.create(state, columns, tableThere);
   } else {
     state = { ...previous, svcVersion: version };

@@ -9,7 +9,8 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { replaceFile } from '../util/atomic-file.js';
-import { fromRanges, toRanges, type Emitted, type WatchState } from './state.js';
+import { IdSet } from './id-set.js';
+import type { Emitted, WatchState } from './state.js';
 
 const FORMAT = 'svc-watch-cursor';
 const VERSION = 1;
@@ -31,6 +32,8 @@ interface CursorJson {
   floor: number | null;
   started: boolean;
   sinceReconcile: number;
+  /** [after, cursor] while the first poll runs, else null (absent from files written before snapshots resumed: null). */
+  snapshot: [number, number | null] | null;
   known: number[];
   window: [number, number, number][];
 }
@@ -46,7 +49,8 @@ export function saveCursor(path: string, family: string, query: Fingerprint, sta
     floor: state.floor,
     started: state.started,
     sinceReconcile: state.sinceReconcile,
-    known: toRanges(state.known.keys()),
+    snapshot: state.snapshot ? [state.snapshot.after, state.snapshot.cursor] : null,
+    known: state.known.ranges(),
     window: [...state.window].map(([id, e]) => [id, e.lm, e.hash]),
   };
   replaceFile(path, `${JSON.stringify(json)}\n`, 0o600);
@@ -83,10 +87,10 @@ export function loadCursor(path: string, family: string, query: Fingerprint): Wa
     floor: json.floor,
     started: json.started,
     sinceReconcile: json.sinceReconcile,
+    snapshot: json.snapshot ? { after: json.snapshot[0], cursor: json.snapshot[1] } : null,
     window: new Map(json.window.map(([id, lm, hash]): [number, Emitted] => [id, { lm, hash }])),
-    known: new Set(),
+    known: IdSet.fromRanges(json.known),
   };
-  fromRanges(json.known, state.known);
   return state;
 }
 
@@ -108,7 +112,11 @@ function asCursorJson(v: unknown, fail: (why: string) => Error): CursorJson {
   const [cursor, floor, started, sinceReconcile] = [own('cursor'), own('floor'), own('started'), own('sinceReconcile')];
   if (!isSecondsOrNull(cursor) || !isSecondsOrNull(floor)) throw fail('cursor or floor not a number of seconds');
   if (typeof started !== 'boolean' || !isId(sinceReconcile)) throw fail('started or sinceReconcile of the wrong kind');
-  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
+  const snapshot = own('snapshot') ?? null;
+  if (snapshot !== null && (!Array.isArray(snapshot) || snapshot.length !== 2 || !isId(snapshot[0]) || !isSecondsOrNull(snapshot[1]) || started)) {
+    throw fail('snapshot not [ID, lastmodified or null] of a first poll');
+  }
+  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
 }
 
 function checkRanges(v: unknown, fail: (why: string) => Error): number[] {

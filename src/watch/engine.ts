@@ -19,10 +19,12 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
+import { FUTURE_SECONDS, newestStamp } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
 import { shownRecord, type Selection } from './selection.js';
+import { IdSet } from './id-set.js';
 import { lowerBound, pruneWindow, type WatchState } from './state.js';
 
 /** The query the user gave. */
@@ -60,8 +62,8 @@ export type WatchEnd = 'once' | 'closed';
 
 /** Polls tried again after a server failure (waiting interval, 2×, 4×) before the watch gives up. */
 export const POLL_RETRIES = 3;
-/** How far a record's lastmodified may be ahead of this machine's clock and still move the cursor (beyond: the clock does). */
-const FUTURE_SECONDS = 86_400;
+/** Pages of a first poll between two saves of the cursor file (at most these are written again after a kill -9). */
+const SNAPSHOT_SAVE_PAGES = 50;
 /** Records per request of the ID-only passes. */
 const ID_PAGE = 10_000;
 const ALL: IdRange = { after: 0, upTo: null };
@@ -128,19 +130,30 @@ async function poll(o: WatchOptions): Promise<void> {
   };
   const first = !s.started;
   if (first) {
+    // The first poll's cursor is the service's newest stamp as it begins, taken once (a resumed one keeps it).
+    s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null };
     // The first poll (again, after an interrupted one) starts from the IDs matching now, saved before any
     // upsert; IDs known from the interrupted one that are gone get their delete.
-    const ids = await matchingIds(o, new Set());
-    await reconcile(o, ids);
-    for (const id of ids) s.known.add(id);
+    const ids = await matchingIds(o);
+    if (s.known.size === 0) s.known = ids;
+    else {
+      await reconcile(o, ids);
+      s.known.addAll(ids);
+    }
     o.save(s);
   }
+  // A first poll goes on above the last ID it wrote; it keeps the hashes only of the records the next poll asks
+  // for again (lastmodified at or after its bound), which nothing else brings back.
+  const snapshot = first ? s.snapshot : null;
+  const from = snapshot?.after ?? 0;
+  const keepFrom = snapshot && snapshot.cursor !== null ? (lowerBound({ ...s, cursor: snapshot.cursor }, o.lagSeconds) ?? -Infinity) : -Infinity;
   // Asked before pass 1, so a record that changes between the two and still matches is in pass 1 as well.
   const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, see) : undefined;
   // What pass 1 returned, for the records that left (pass 2).
   const seen = new Set<number>();
   const upserts: PageQuery = { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
-  for await (const page of pagesOf(o.fetch, upserts, ALL, 0, opts, collect)) {
+  let pages = 0;
+  for await (const page of pagesOf(o.fetch, upserts, { after: from, upTo: null }, from, opts, collect)) {
     const lines: string[] = [];
     const apply: (() => void)[] = [];
     const fresh: number[] = [];
@@ -156,7 +169,12 @@ async function poll(o: WatchOptions): Promise<void> {
         lines.push(`{"op":"upsert","family":${JSON.stringify(o.family)},"record":${text}}\n`);
         if (!s.known.has(id)) fresh.push(id);
       }
-      apply.push(() => void s.window.set(id, { lm: Math.max(lm, emitted?.lm ?? lm), hash }));
+      const keep = Math.max(lm, emitted?.lm ?? lm);
+      apply.push(keep >= keepFrom ? () => void s.window.set(id, { lm: keep, hash }) : () => void s.window.delete(id));
+    }
+    if (snapshot && page.count > 0) {
+      const last = page.last;
+      apply.push(() => void (snapshot.after = Math.max(snapshot.after, last)));
     }
     if (fresh.length > 0) {
       // Known before they are written (a crash after the lines must not lose their deletes); a delete of an ID
@@ -165,18 +183,24 @@ async function poll(o: WatchOptions): Promise<void> {
       o.save(s);
     }
     await writeLines(o, lines, apply);
+    // A long first poll saves where it stands now and then: a kill -9 repeats at most the pages since.
+    if (snapshot && ++pages % SNAPSHOT_SAVE_PAGES === 0) o.save(s);
   }
-  if (changed) await writeDeletes(o, [...changed].filter((id) => !seen.has(id) && s.known.has(id)).sort((a, b) => a - b));
+  // Pass 2 (the IDs that left the query): only above where a resumed first poll went on; the ones below it were
+  // seen by the run it resumes, and a change since is stamped at or after its cursor, for the next poll.
+  if (changed) await writeDeletes(o, [...changed].filter((id) => id > from && !seen.has(id) && s.known.has(id)).sort((a, b) => a - b));
   if (first) {
     s.sinceReconcile = 0; // it compared IDs as it started
   } else if (s.sinceReconcile + 1 >= o.reconcileEvery) {
-    await reconcile(o, await matchingIds(o, new Set()));
+    await reconcile(o, await matchingIds(o));
     s.sinceReconcile = 0;
   } else {
     s.sinceReconcile++;
   }
-  s.cursor = cursor;
+  // A first poll's cursor is the one it began with (none when the family was empty then: the newest seen).
+  s.cursor = snapshot?.cursor ?? cursor;
   s.started = true;
+  s.snapshot = null;
   pruneWindow(s, o.lagSeconds);
   o.save(s);
 }
@@ -202,28 +226,28 @@ async function changedIds(o: WatchOptions, bound: number, see: (lm: number) => v
   return ids;
 }
 
-/** Pass 3: the IDs matching the query now, added to `ids`. */
-async function matchingIds(o: WatchOptions, ids: Set<number>): Promise<Set<number>> {
+/** Pass 3: the IDs matching the query now (rising: each is appended to the set's ranges). */
+async function matchingIds(o: WatchOptions): Promise<IdSet> {
+  const ids = new IdSet();
   const q: PageQuery = { filterMember: o.query.filterMember, ...(o.query.filter ? { filter: o.query.filter } : {}), ...(o.query.search ? { search: o.query.search } : {}), fields: { ID: 'ID' }, idKey: 'ID' };
   for await (const page of pagesOf(o.fetch, q, ALL, 0, { pageSize: ID_PAGE, signal: o.signal }, collect)) for (const row of page.item) ids.add(Number(row.ID));
   return ids;
 }
 
 /** A known ID not matching any more was deleted. */
-async function reconcile(o: WatchOptions, matching: ReadonlySet<number>): Promise<void> {
-  const gone = [...o.state.known].filter((id) => !matching.has(id)).sort((a, b) => a - b);
+async function reconcile(o: WatchOptions, matching: IdSet): Promise<void> {
+  const gone = o.state.known.minus(matching);
   for (let i = 0; i < gone.length; i += ID_PAGE) await writeDeletes(o, gone.slice(i, i + ID_PAGE));
 }
 
+/** Writes a delete for each ID (rising), then forgets them. */
 async function writeDeletes(o: WatchOptions, ids: readonly number[]): Promise<void> {
   const family = JSON.stringify(o.family);
   const lines = ids.map((id) => `{"op":"delete","family":${family},"record":{"ID":${id}}}\n`);
-  await writeLines(
-    o,
-    lines,
-    ids.map((id) => () => {
-      o.state.known.delete(id);
-      o.state.window.delete(id);
-    }),
-  );
+  await writeLines(o, lines, [
+    () => {
+      o.state.known.deleteSorted(ids);
+      for (const id of ids) o.state.window.delete(id);
+    },
+  ]);
 }

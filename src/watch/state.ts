@@ -1,11 +1,15 @@
 /**
  * What a watch remembers between polls, and its cursor file. The state is
  * consistent at every line boundary: the cursor (the highest `lastmodified`
- * seen) moves only at the end of a poll, and the hashes and the known IDs
+ * seen; after the first poll, the service's newest as it began) moves only at
+ * the end of a poll, and the hashes, the known IDs and a first poll's progress
  * move with each line written. A restart from any saved state re-fetches at
- * least what the lines after it were made of, and the hashes keep it from
- * writing again what it wrote before: no change missed, none repeated.
+ * least what the lines after it were made of (a first poll goes on above the
+ * last ID it wrote), and the hashes keep it from writing again what it wrote
+ * before: no change missed, none repeated.
  */
+
+import { IdSet } from './id-set.js';
 
 /** The emitted version of one record inside the lag window: its lastmodified and a hash of its line's record. */
 export interface Emitted {
@@ -23,14 +27,24 @@ export interface WatchState {
   started: boolean;
   /** Polls since the last ID comparison. */
   sinceReconcile: number;
+  /**
+   * The first poll while it runs (null once it is done): the highest ID whose
+   * line is out, where it goes on after an interruption, and the cursor it
+   * ends with (the service's newest lastmodified as it began: a change the
+   * poll's scan had passed is stamped at or after it). Its lines need no
+   * hashes to be resumed without repeats, so the window keeps only those the
+   * next poll asks for again, and memory stays flat however many records it
+   * writes.
+   */
+  snapshot: { after: number; cursor: number | null } | null;
   /** What was emitted for the IDs inside the lag window. */
   readonly window: Map<number, Emitted>;
   /** The IDs a delete may be emitted for: the first pass's, plus upserts, minus deletes. */
-  readonly known: Set<number>;
+  known: IdSet;
 }
 
 export function freshState(floor: number | null): WatchState {
-  return { cursor: null, floor, started: false, sinceReconcile: 0, window: new Map(), known: new Set() };
+  return { cursor: null, floor, started: false, sinceReconcile: 0, snapshot: null, window: new Map(), known: new IdSet() };
 }
 
 /** The lowest lastmodified the next poll asks for: cursor − lag, never below --since; null: every record. */
@@ -52,24 +66,4 @@ export function pruneWindow(state: WatchState, lagSeconds: number): boolean {
     }
   }
   return pruned;
-}
-
-/** A set of IDs as sorted inclusive ranges, flattened: [start, end, start, end, …]. */
-export function toRanges(ids: Iterable<number>): number[] {
-  const sorted = Float64Array.from(ids).sort();
-  const out: number[] = [];
-  for (const id of sorted) {
-    const last = out.length - 1;
-    if (last > 0 && out[last] === id - 1) out[last] = id;
-    else if (last > 0 && out[last] === id) continue;
-    else out.push(id, id);
-  }
-  return out;
-}
-
-/** The IDs of flattened ranges (checked by the caller: safe integers, each start ≤ end, rising). */
-export function fromRanges(ranges: readonly number[], into: Set<number>): void {
-  for (let i = 0; i < ranges.length; i += 2) {
-    for (let id = ranges[i]!; id <= ranges[i + 1]!; id++) into.add(id);
-  }
 }

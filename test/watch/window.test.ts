@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshState, fromRanges, lowerBound, pruneWindow, toRanges } from '../../src/watch/state.js';
+import { IdSet } from '../../src/watch/id-set.js';
+import { freshState, lowerBound, pruneWindow } from '../../src/watch/state.js';
 import { createRandom } from '../../src/util/random.js';
 import { sandboxCli } from '../helpers/cli.js';
 import { table } from '../../src/sandbox/schema.js';
@@ -88,20 +89,63 @@ describe('a record that changes while a poll runs', () => {
 });
 
 describe('the state', () => {
-  it('keeps the known IDs as rising ranges, and back (seeded)', () => {
+  it('keeps the known IDs as rising ranges: adds, merges and deletions agree with a Set, and the ranges come back (seeded)', () => {
     const seed = Math.floor(Math.random() * 2 ** 31);
     const random = createRandom(seed);
-    for (let trial = 0; trial < 50; trial++) {
-      const ids = new Set<number>();
-      const n = random.int(0, 300);
-      for (let i = 0; i < n; i++) ids.add(random.int(0, trial % 2 ? 400 : 100_000));
-      const ranges = toRanges(ids);
+    const sorted = (xs: Iterable<number>): number[] => [...xs].sort((x, y) => x - y);
+    for (let trial = 0; trial < 200; trial++) {
+      const span = trial % 3 === 0 ? 60 : trial % 3 === 1 ? 400 : 100_000;
+      const model = new Set<number>();
+      const ids = new IdSet();
+      for (let step = 0, n = random.int(0, 300); step < n; step++) {
+        const what = random.int(0, 9);
+        if (what < 6) {
+          const id = random.int(0, span);
+          model.add(id);
+          ids.add(id);
+        } else if (what < 7) {
+          const other = new IdSet();
+          for (let k = random.int(0, 20), id = random.int(0, span); k > 0; k--, id += random.int(1, 3)) {
+            other.add(id);
+            model.add(id);
+          }
+          ids.addAll(other);
+        } else {
+          const gone = sorted(new Set(Array.from({ length: random.int(0, 15) }, () => random.int(0, span))));
+          for (const id of gone) model.delete(id);
+          ids.deleteSorted(gone);
+        }
+        expect(ids.size, `seed ${seed}`).toBe(model.size);
+      }
+      const ranges = ids.ranges();
+      for (let i = 1; i < ranges.length; i += 2) expect(ranges[i - 1]!, `seed ${seed}`).toBeLessThanOrEqual(ranges[i]!);
       for (let i = 2; i < ranges.length; i += 2) expect(ranges[i]!, `seed ${seed}`).toBeGreaterThan(ranges[i - 1]! + 1);
-      const back = new Set<number>();
-      fromRanges(ranges, back);
-      expect([...back].sort((x, y) => x - y), `seed ${seed}`).toEqual([...ids].sort((x, y) => x - y));
+      expect([...ids], `seed ${seed}`).toEqual(sorted(model));
+      for (let k = 0; k < 50; k++) {
+        const id = random.int(-1, span + 1);
+        expect(ids.has(id), `seed ${seed}`).toBe(model.has(id));
+      }
+      const back = IdSet.fromRanges(ranges);
+      expect([back.size, [...back]], `seed ${seed}`).toEqual([model.size, sorted(model)]);
+      const other = new Set(Array.from({ length: 40 }, () => random.int(0, span)));
+      const otherIds = new IdSet();
+      for (const id of sorted(other)) otherIds.add(id);
+      expect(ids.minus(otherIds), `seed ${seed}`).toEqual(sorted(model).filter((id) => !other.has(id)));
     }
-    expect(toRanges([5, 3, 4, 9, 10, 1])).toEqual([1, 1, 3, 5, 9, 10]);
+    const ids = new IdSet();
+    for (const id of [5, 3, 4, 9, 10, 1]) ids.add(id);
+    expect(ids.ranges()).toEqual([1, 1, 3, 5, 9, 10]);
+    // Not IDs: left out, the ranges intact.
+    for (const bad of [Number.NaN, 1.5, Infinity, 2 ** 60]) ids.add(bad);
+    expect([ids.size, ids.ranges()]).toEqual([6, [1, 1, 3, 5, 9, 10]]);
+  });
+
+  it('holds a million consecutive IDs as one range, appended in rising order', () => {
+    const ids = new IdSet();
+    for (let id = 1; id <= 1_000_000; id++) ids.add(id);
+    expect([ids.size, ids.ranges()]).toEqual([1_000_000, [1, 1_000_000]]);
+    ids.deleteSorted([1, 500_000, 1_000_000]);
+    expect([ids.size, ids.ranges()]).toEqual([999_997, [2, 499_999, 500_001, 999_999]]);
   });
 
   it('never asks before --since, and prunes below the bound', () => {
