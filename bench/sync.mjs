@@ -3,6 +3,7 @@
 // dir, seeded with that many accounts):
 //   1. `svc accounts export --format csv --concurrency 4` of every account (every field);
 //   2. `svc accounts sync --into copy.sqlite --concurrency 4` into a new file (the same records, every field);
+//      and `svc accounts watch --once --cursor-file F`, a watch's first run: the snapshot of every record;
 //   3. 1% of the accounts updated through the service (PATCH /accounts/ID of every
 //      100th ID, 32 at a time: each sets lastmodified, as any change does), then
 //      `svc accounts sync` into that copy: the changed records, the filter
@@ -87,15 +88,15 @@ function start(accounts, dataDir) {
   return { url: sandbox.instanceUrl, token, profile };
 }
 
-/** One svc process through the RSS reporter: wall seconds, peak RSS (MB), stdout. */
-async function timed(argv, extraEnv) {
+/** One svc process through the RSS reporter: wall seconds, peak RSS (MB), stdout (read and dropped with `drop`). */
+async function timed(argv, extraEnv, drop = false) {
   const rssFile = join(temp, 'rss');
   rmSync(rssFile, { force: true });
   const t0 = performance.now();
   const child = spawn(process.execPath, ['--import', pathToFileURL(RSS).href, 'bin/svc.js', ...argv], { cwd: root, env: { ...env, ...extraEnv, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout.on('data', (d) => void (drop || (stdout += d)));
   child.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise((r) => child.on('close', r));
   const seconds = (performance.now() - t0) / 1000;
@@ -158,6 +159,7 @@ try {
       const exports = [];
       const firsts = [];
       const incrementals = [];
+      const watches = [];
       let base = '';
       let summary;
       for (let r = 0; r < rounds + 1; r++) {
@@ -168,9 +170,14 @@ try {
         // Round 0 warms the caches; the order alternates.
         const [e, s] = r % 2 ? [await exportRun(), await syncRun()] : await syncRun().then(async (s1) => [await exportRun(), s1]);
         rmSync(csv, { force: true });
+        // A watch's first run: the snapshot of every record, as NDJSON lines read from a pipe.
+        const cursor = join(temp, `w-${accounts}.cursor`);
+        const w = await timed(['accounts', 'watch', ...auth, '--once', '--cursor-file', cursor], extra, true);
+        rmSync(cursor, { force: true });
         if (r > 0) {
           exports.push(e);
           firsts.push(s);
+          watches.push(w);
         }
         const got = JSON.parse(s.stdout);
         s.inSvc = got.seconds;
@@ -199,7 +206,7 @@ try {
       }
       const inc = incrementals[0].summary;
       console.log(`  incremental: updated ${inc.updated}, inserted ${inc.inserted}, deleted ${inc.deleted}, ${inc.pages} requests`);
-      results.push({ accounts, exports, firsts, incrementals });
+      results.push({ accounts, exports, firsts, incrementals, watches });
     } finally {
       svc(['sandbox', 'stop', '--data-dir', dataDir]);
     }
@@ -227,5 +234,13 @@ for (const r of results) {
 const growth = results.length > 1 ? results.at(-1).syncMb - results[0].syncMb : 0;
 console.log(`targets: first sync <= 1.3x export: ${results.map((r) => `${fmt(r.ratio)}x`).join(', ')}; incremental <= 5% of first: ${results.map((r) => `${fmt(r.incShare * 100, 1)}%`).join(', ')}; sync peak RSS growth ${results[0]?.accounts} -> ${results.at(-1)?.accounts}: ${growth >= 0 ? '+' : ''}${fmt(growth, 0)} MB (<= 15)`);
 ok &&= growth <= 15;
+console.log(`\nsvc accounts watch --once, its first run (the snapshot of every record, every field, NDJSON to a pipe), same rounds`);
+console.log(`${'accounts'.padStart(10)} ${'watch s'.padStart(8)} ${'watch/export'.padStart(13)} ${'watch MB'.padStart(9)} ${'export MB'.padStart(10)}`);
+for (const r of results) {
+  const w = median(r.watches.map((x) => x.seconds));
+  r.watchMb = median(r.watches.map((x) => x.mb));
+  console.log(`${r.accounts.toLocaleString('en-US').padStart(10)} ${fmt(w).padStart(8)} ${`${fmt(w / median(r.exports.map((x) => x.seconds)))}x`.padStart(13)} ${fmt(r.watchMb, 0).padStart(9)} ${fmt(median(r.exports.map((x) => x.mb)), 0).padStart(10)}`);
+}
+if (results.length > 1) console.log(`watch snapshot peak RSS growth ${results[0].accounts} -> ${results.at(-1).accounts}: ${fmt(results.at(-1).watchMb - results[0].watchMb, 0)} MB`);
 console.log(ok ? 'all targets met' : 'a target was MISSED');
 if (check && !ok) process.exit(1);
