@@ -7,21 +7,23 @@
  */
 import type { FetchRows } from './pager.js';
 
-/** How far a service stamp may be ahead of this machine's clock and still be taken as the service's time (clock skew). */
+/** How far ahead of this machine's clock a stamp is said to be in the future (a warning); less is taken as clock skew. */
 export const FUTURE_SECONDS = 86_400;
 
 /**
  * The newest lastmodified the service has for the family, undefined when it
- * has no record. A record stamped far in the future (an import, a clock jump
- * on the service) would put every later change below the cursor: then this
- * machine's clock (`nowSeconds`) is answered instead, with a warning (a lower
- * cursor only fetches more).
+ * has no record. A stamp ahead of this machine's clock (`nowSeconds`) is
+ * never a cursor: one record imported with a stamp hours ahead would put
+ * every change made meanwhile below it, for good. This machine's clock is
+ * answered then, which `--lag` covers while the two clocks differ by less
+ * than it (a lower cursor only fetches more); a stamp more than
+ * FUTURE_SECONDS ahead is named in a warning.
  */
 export async function newestStamp(fetch: FetchRows, nowSeconds: number, warn: (message: string) => void, signal?: AbortSignal): Promise<number | undefined> {
   const rows = await fetch({ sort: ['-lastmodified'], limit: 1, fields: { lastmodified: 'lastmodified' } }, undefined, signal);
   const v = rows[0]?.lastmodified;
   if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
-  if (v <= nowSeconds + FUTURE_SECONDS) return v;
-  warn(`a record was changed in the future (lastmodified ${v}); the cursor is kept at this machine's clock`);
+  if (v <= nowSeconds) return v;
+  if (v > nowSeconds + FUTURE_SECONDS) warn(`a record was changed in the future (lastmodified ${v}); the cursor is kept at this machine's clock`);
   return nowSeconds;
 }

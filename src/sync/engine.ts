@@ -338,21 +338,26 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
  * a clock that is never stepped, rounded up) after S. So the highest stamp
  * fetched less `seconds` is at or before S; the cursor takes it when it is
  * higher than the one before (each is at or before its run's S). No record
- * fetched: the cursor stays. Stamps above `limit` (FUTURE_SECONDS ahead of
- * this machine's clock) do not count (one would freeze the copy); a warning
- * names the highest.
+ * fetched: the cursor stays. Stamps above this machine's clock (`clock`, in
+ * seconds) do not count: one imported hours ahead would put every change
+ * made meanwhile below the cursor (the lag covers the clocks' skew); a
+ * warning names the highest when it is more than FUTURE_SECONDS ahead.
  */
-function latestStamp(limit: number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
+function latestStamp(clock: () => number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
+  let limit = clock();
+  const warnAbove = limit + FUTURE_SECONDS;
   let latest: number | undefined;
   let ahead: number | undefined;
   return {
     see(value) {
       if (typeof value !== 'number' || !Number.isFinite(value)) return;
+      // The clock is read again only for a stamp above it (one made during the scan, or skew): not a call a row.
+      if (value > limit) limit = clock();
       if (value > limit) ahead = Math.max(ahead ?? value, value);
       else if (latest === undefined || value > latest) latest = value;
     },
     cursor(before, seconds, warn) {
-      if (ahead !== undefined) warn(`a record was changed in the future (lastmodified ${ahead}); it does not move the cursor`);
+      if (ahead !== undefined && ahead > warnAbove) warn(`a record was changed in the future (lastmodified ${ahead}); it does not move the cursor`);
       if (latest === undefined) return before;
       const next = latest - seconds;
       return before === null || next > before ? next : before;
@@ -425,8 +430,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
     const lm = lastmodifiedKey(columns);
     const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
-    // The limit is taken once, as the scan begins: a day's margin needs no fresher clock, and the rows need no clock call each.
-    const latest = latestStamp(nowSeconds() + FUTURE_SECONDS);
+    const latest = latestStamp(nowSeconds);
     const scanStarted = job.monotonic();
     // A transaction a page. Changed records are scattered over the table, each costing its page written twice
     // (SQLite), and a short write lets the service go on with the pages asked ahead meanwhile (1M accounts, 1%

@@ -32,8 +32,8 @@ interface CursorJson {
   floor: number | null;
   started: boolean;
   sinceReconcile: number;
-  /** [after, cursor] while the first poll runs, else null (absent from files written before snapshots resumed: null). */
-  snapshot: [number, number | null] | null;
+  /** [after, cursor, low] while the first poll runs, else null (absent from files written before snapshots resumed: null). */
+  snapshot: [number, number | null, number | null] | null;
   known: number[];
   window: [number, number, number][];
 }
@@ -49,7 +49,7 @@ export function saveCursor(path: string, family: string, query: Fingerprint, sta
     floor: state.floor,
     started: state.started,
     sinceReconcile: state.sinceReconcile,
-    snapshot: state.snapshot ? [state.snapshot.after, state.snapshot.cursor] : null,
+    snapshot: state.snapshot ? [state.snapshot.after, state.snapshot.cursor, state.snapshot.low] : null,
     known: state.known.ranges(),
     window: [...state.window].map(([id, e]) => [id, e.lm, e.hash]),
   };
@@ -87,7 +87,7 @@ export function loadCursor(path: string, family: string, query: Fingerprint): Wa
     floor: json.floor,
     started: json.started,
     sinceReconcile: json.sinceReconcile,
-    snapshot: json.snapshot ? { after: json.snapshot[0], cursor: json.snapshot[1] } : null,
+    snapshot: json.snapshot ? { after: json.snapshot[0], cursor: json.snapshot[1], low: json.snapshot[2] } : null,
     window: new Map(json.window.map(([id, lm, hash]): [number, Emitted] => [id, { lm, hash }])),
     known: IdSet.fromRanges(json.known),
   };
@@ -113,10 +113,10 @@ function asCursorJson(v: unknown, fail: (why: string) => Error): CursorJson {
   if (!isSecondsOrNull(cursor) || !isSecondsOrNull(floor)) throw fail('cursor or floor not a number of seconds');
   if (typeof started !== 'boolean' || !isId(sinceReconcile)) throw fail('started or sinceReconcile of the wrong kind');
   const snapshot = own('snapshot') ?? null;
-  if (snapshot !== null && (!Array.isArray(snapshot) || snapshot.length !== 2 || !isId(snapshot[0]) || !isSecondsOrNull(snapshot[1]) || started)) {
-    throw fail('snapshot not [ID, lastmodified or null] of a first poll');
+  if (snapshot !== null && (!Array.isArray(snapshot) || snapshot.length !== 3 || !isId(snapshot[0]) || !isSecondsOrNull(snapshot[1]) || !isSecondsOrNull(snapshot[2]) || started)) {
+    throw fail('snapshot not [ID, lastmodified or null, lastmodified or null] of a first poll');
   }
-  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
+  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
 }
 
 function checkRanges(v: unknown, fail: (why: string) => Error): number[] {

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
-import { FUTURE_SECONDS, newestStamp } from '../export/service-clock.js';
+import { newestStamp } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
@@ -120,18 +120,21 @@ async function poll(o: WatchOptions): Promise<void> {
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
   let cursor = s.cursor;
-  // A record stamped far in the future (an import, a clock jump on the service) would put every later change below
-  // cursor - lag: the cursor goes no further than this machine's clock then (a lower cursor only asks for more; the
-  // window's hashes keep what was written from being written again). Less than a day ahead is taken as clock skew.
-  const now = o.now ? Math.floor(o.now() / 1000) : undefined;
+  // A record stamped in the future (an import, a clock jump on the service) would put every later change below
+  // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
+  // window's hashes keep what was written from being written again; the lag covers the clocks' skew).
+  const clock = (): number | undefined => (o.now ? Math.floor(o.now() / 1000) : undefined);
+  let now = clock();
   const see = (seen: number): void => {
-    const lm = now !== undefined && seen > now + FUTURE_SECONDS ? Math.max(now, cursor ?? now) : seen;
+    // Read again only for a stamp above it (one made during the poll, or skew): not a clock call a record.
+    if (now !== undefined && seen > now) now = clock() ?? now;
+    const lm = now !== undefined && seen > now ? Math.max(now, cursor ?? now) : seen;
     if (seen !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
   };
   const first = !s.started;
   if (first) {
     // The first poll's cursor is the service's newest stamp as it begins, taken once (a resumed one keeps it).
-    s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null };
+    s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null, low: null };
     // The first poll (again, after an interrupted one) starts from the IDs matching now, saved before any
     // upsert; IDs known from the interrupted one that are gone get their delete.
     const ids = await matchingIds(o);
@@ -174,7 +177,15 @@ async function poll(o: WatchOptions): Promise<void> {
     }
     if (snapshot && page.count > 0) {
       const last = page.last;
-      apply.push(() => void (snapshot.after = Math.max(snapshot.after, last)));
+      let low = snapshot.low;
+      for (const row of page.item) {
+        const lm = lmOf(row[sel.lmKey]);
+        if (lm !== Number.MIN_SAFE_INTEGER && (low === null || lm < low)) low = lm;
+      }
+      apply.push(() => {
+        snapshot.after = Math.max(snapshot.after, last);
+        snapshot.low = low;
+      });
     }
     if (fresh.length > 0) {
       // Known before they are written (a crash after the lines must not lose their deletes); a delete of an ID
@@ -197,8 +208,8 @@ async function poll(o: WatchOptions): Promise<void> {
   } else {
     s.sinceReconcile++;
   }
-  // A first poll's cursor is the one it began with (none when the family was empty then: the newest seen).
-  s.cursor = snapshot?.cursor ?? cursor;
+  // A first poll's cursor is the one it began with; when the family was empty then, the lowest stamp it wrote.
+  s.cursor = snapshot ? (snapshot.cursor ?? snapshot.low ?? cursor) : cursor;
   s.started = true;
   s.snapshot = null;
   pruneWindow(s, o.lagSeconds);

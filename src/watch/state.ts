@@ -34,9 +34,11 @@ export interface WatchState {
    * poll's scan had passed is stamped at or after it). Its lines need no
    * hashes to be resumed without repeats, so the window keeps only those the
    * next poll asks for again, and memory stays flat however many records it
-   * writes.
+   * writes. A family empty as it began has no newest stamp: `low`, the lowest
+   * lastmodified written so far, is its cursor then (a change behind the scan
+   * is to a record written, so stamped at or after it), and every hash is kept.
    */
-  snapshot: { after: number; cursor: number | null } | null;
+  snapshot: { after: number; cursor: number | null; low: number | null } | null;
   /** What was emitted for the IDs inside the lag window. */
   readonly window: Map<number, Emitted>;
   /** The IDs a delete may be emitted for: the first pass's, plus upserts, minus deletes. */

@@ -192,15 +192,17 @@ describe('what it refuses', () => {
     ['falling ranges', JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: null, floor: null, started: true, sinceReconcile: 0, known: [5, 9, 1, 2], window: [] }), /not a rising range/],
     ['a window entry of the wrong kind', JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: 1, floor: null, started: true, sinceReconcile: 0, known: [], window: [[1, 'x', 5]] }), /window: an entry/],
     ...[
-      ['a snapshot on a watch past its first poll', true, [5, 1]],
-      ['a snapshot of the wrong kind', false, { after: 5, cursor: 1 }],
-      ['a snapshot at a negative ID', false, [-1, null]],
-      ['a snapshot with a fractional cursor', false, [5, 1.5]],
-      ['a snapshot with a member too many', false, [5, 1, 2]],
+      ['a snapshot on a watch past its first poll', true, [5, 1, null]],
+      ['a snapshot of the wrong kind', false, { after: 5, cursor: 1, low: null }],
+      ['a snapshot at a negative ID', false, [-1, null, null]],
+      ['a snapshot with a fractional cursor', false, [5, 1.5, null]],
+      ['a snapshot with a fractional lowest stamp', false, [5, null, 1.5]],
+      ['a snapshot with a member too many', false, [5, 1, 2, 3]],
+      ['a snapshot of two members', false, [5, 1]],
     ].map(([what, started, snapshot]) => [
       what as string,
       JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: null, floor: null, started, sinceReconcile: 0, snapshot, known: [], window: [] }),
-      /snapshot not \[ID, lastmodified or null\] of a first poll/,
+      /snapshot not \[ID, lastmodified or null, lastmodified or null\] of a first poll/,
     ] as [string, string, RegExp]),
     ['a fractional cursor', JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: 1.5, floor: null, started: true, sinceReconcile: 0, known: [], window: [] }), /cursor or floor/],
   ])('a damaged cursor file: %s (exit 2, file untouched, nothing sent)', async (_what, text, message) => {
