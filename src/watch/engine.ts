@@ -117,14 +117,17 @@ const lmOf = (v: unknown): number => (typeof v === 'number' && Number.isSafeInte
 
 async function poll(o: WatchOptions): Promise<void> {
   const { state: s, query, selection: sel } = o;
+  // A record stamped in the future (an import, a clock jump on the service) would put every later change below
+  // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
+  // window's hashes keep what was written from being written again; the lag covers the clocks' skew). So is a
+  // cursor file's, which only a hand can have put ahead.
+  const clock = (): number | undefined => (o.now ? Math.floor(o.now() / 1000) : undefined);
+  let now = clock();
+  if (now !== undefined && s.cursor !== null && s.cursor > now) s.cursor = now;
+  if (now !== undefined && s.snapshot?.cursor != null && s.snapshot.cursor > now) s.snapshot.cursor = now;
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
   let cursor = s.cursor;
-  // A record stamped in the future (an import, a clock jump on the service) would put every later change below
-  // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
-  // window's hashes keep what was written from being written again; the lag covers the clocks' skew).
-  const clock = (): number | undefined => (o.now ? Math.floor(o.now() / 1000) : undefined);
-  let now = clock();
   const see = (seen: number): void => {
     // Read again only for a stamp above it (one made during the poll, or skew): not a clock call a record.
     if (now !== undefined && seen > now) now = clock() ?? now;
@@ -153,7 +156,7 @@ async function poll(o: WatchOptions): Promise<void> {
   // Asked before pass 1, so a record that changes between the two and still matches is in pass 1 as well.
   const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, see) : undefined;
   // What pass 1 returned, for the records that left (pass 2).
-  const seen = new Set<number>();
+  const seen = new IdSet();
   const upserts: PageQuery = { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
   let pages = 0;
   for await (const page of pagesOf(o.fetch, upserts, { after: from, upTo: null }, from, opts, collect)) {
@@ -199,7 +202,7 @@ async function poll(o: WatchOptions): Promise<void> {
   }
   // Pass 2 (the IDs that left the query): only above where a resumed first poll went on; the ones below it were
   // seen by the run it resumes, and a change since is stamped at or after its cursor, for the next poll.
-  if (changed) await writeDeletes(o, [...changed].filter((id) => id > from && !seen.has(id) && s.known.has(id)).sort((a, b) => a - b));
+  if (changed) await writeDeletes(o, changed.minus(seen).filter((id) => id > from && s.known.has(id)));
   if (first) {
     s.sinceReconcile = 0; // it compared IDs as it started
   } else if (s.sinceReconcile + 1 >= o.reconcileEvery) {
@@ -225,9 +228,9 @@ function filterOf(filter: Record<string, unknown> | undefined, bound: number | n
  * Pass 2: the IDs changed since the bound, whatever they hold. One the watch knows that pass 1 (asked after
  * this) did not return has left the query.
  */
-async function changedIds(o: WatchOptions, bound: number, see: (lm: number) => void): Promise<Set<number>> {
+async function changedIds(o: WatchOptions, bound: number, see: (lm: number) => void): Promise<IdSet> {
   const q: PageQuery = { filterMember: o.query.filterMember, filter: since(bound), fields: { ID: 'ID', lastmodified: 'lastmodified' }, idKey: 'ID' };
-  const ids = new Set<number>();
+  const ids = new IdSet(); // rising, as pass 1's: both appended to ranges (a first poll from an old --since may see a million)
   for await (const page of pagesOf(o.fetch, q, ALL, 0, { pageSize: ID_PAGE, signal: o.signal }, collect)) {
     for (const row of page.item) {
       ids.add(Number(row.ID));

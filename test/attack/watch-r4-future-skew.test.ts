@@ -7,6 +7,7 @@
  * S0 - lag and no poll asked for it again, even with the default 5m lag. A
  * stamp ahead of this machine's clock is now never the cursor.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { table } from '../../src/sandbox/schema.js';
@@ -44,5 +45,23 @@ describe('watch r4: a record stamped hours ahead as the first poll begins', () =
     expect(second.code, second.stderr).toBe(0);
     // Was: the cursor nowS + 6h, A's change (nowS + 60) far below cursor - 5m.
     expect(idsOf(second.stdout), `cursor ${JSON.stringify(readCursor(cursor).cursor)}, clock ${Math.floor(clock / 1000)}`).toEqual([ids[0]]);
+  });
+});
+
+describe('watch r4: a cursor file whose cursor a hand put ahead', () => {
+  it('in 2100: the next poll still asks from this machine\'s clock less the lag, and writes a change made now', async () => {
+    const s = sandbox();
+    const at = { now: () => clock };
+    const [a] = insertAccounts(s, 1, Math.floor(clock / 1000), 'Handset');
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^Handset "', '--fields', 'ID,lastname,description', '--once', '--cursor-file', cursor];
+    expect(idsOf((await run(args, at)).stdout)).toEqual([a]);
+    writeFileSync(cursor, JSON.stringify({ ...readCursor(cursor), cursor: 4102444800 }));
+    clock += 60_000;
+    s.sandbox.db.prepare(`UPDATE ${table('demo', 'accounts')} SET description = ?, lastmodified = ? WHERE ID = ?`).run('changed now', Math.floor(clock / 1000), a);
+    const next = await run(args, at);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('changed now');
+    expect(readCursor(cursor).cursor).toBeLessThanOrEqual(Math.floor(clock / 1000));
   });
 });
