@@ -27,3 +27,21 @@ export async function newestStamp(fetch: FetchRows, nowSeconds: number, warn: (m
   if (v > nowSeconds + FUTURE_SECONDS) warn(`a record was changed in the future (lastmodified ${v}); the cursor is kept at this machine's clock`);
   return nowSeconds;
 }
+
+/**
+ * This machine's clock (Unix seconds) as stamps are checked against it: read
+ * again only for a stamp above the last reading (one made during the pass, or
+ * a service clock ahead), not once a record.
+ */
+export function localClock(read: () => number): { ahead(stamp: number): boolean; readonly now: number } {
+  let now = read();
+  return {
+    ahead(stamp) {
+      if (stamp > now) now = read();
+      return stamp > now;
+    },
+    get now() {
+      return now;
+    },
+  };
+}

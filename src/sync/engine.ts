@@ -16,7 +16,7 @@ import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';
 import { createChunker, type Density } from '../export/chunks.js';
 import { inOrder, type Producer } from '../export/ordered.js';
-import { newestStamp, FUTURE_SECONDS } from '../export/service-clock.js';
+import { FUTURE_SECONDS, localClock, newestStamp } from '../export/service-clock.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -344,16 +344,14 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
  * warning names the highest when it is more than FUTURE_SECONDS ahead.
  */
 function latestStamp(clock: () => number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
-  let limit = clock();
-  const warnAbove = limit + FUTURE_SECONDS;
+  const local = localClock(clock);
+  const warnAbove = local.now + FUTURE_SECONDS;
   let latest: number | undefined;
   let ahead: number | undefined;
   return {
     see(value) {
       if (typeof value !== 'number' || !Number.isFinite(value)) return;
-      // The clock is read again only for a stamp above it (one made during the scan, or skew): not a call a row.
-      if (value > limit) limit = clock();
-      if (value > limit) ahead = Math.max(ahead ?? value, value);
+      if (local.ahead(value)) ahead = Math.max(ahead ?? value, value);
       else if (latest === undefined || value > latest) latest = value;
     },
     cursor(before, seconds, warn) {

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
-import { newestStamp } from '../export/service-clock.js';
+import { localClock, newestStamp } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
@@ -121,23 +121,21 @@ async function poll(o: WatchOptions): Promise<void> {
   // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
   // window's hashes keep what was written from being written again; the lag covers the clocks' skew). So is a
   // cursor file's, which only a hand can have put ahead.
-  const clock = (): number | undefined => (o.now ? Math.floor(o.now() / 1000) : undefined);
-  let now = clock();
-  if (now !== undefined && s.cursor !== null && s.cursor > now) s.cursor = now;
-  if (now !== undefined && s.snapshot?.cursor != null && s.snapshot.cursor > now) s.snapshot.cursor = now;
+  const now = o.now;
+  const local = now ? localClock(() => Math.floor(now() / 1000)) : undefined;
+  if (local && s.cursor !== null && local.ahead(s.cursor)) s.cursor = local.now;
+  if (local && s.snapshot?.cursor != null && local.ahead(s.snapshot.cursor)) s.snapshot.cursor = local.now;
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
   let cursor = s.cursor;
   const see = (seen: number): void => {
-    // Read again only for a stamp above it (one made during the poll, or skew): not a clock call a record.
-    if (now !== undefined && seen > now) now = clock() ?? now;
-    const lm = now !== undefined && seen > now ? Math.max(now, cursor ?? now) : seen;
+    const lm = local?.ahead(seen) ? Math.max(local.now, cursor ?? local.now) : seen;
     if (seen !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
   };
   const first = !s.started;
   if (first) {
     // The first poll's cursor is the service's newest stamp as it begins, taken once (a resumed one keeps it).
-    s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null, low: null };
+    s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, local?.now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null, low: null };
     // The first poll (again, after an interrupted one) starts from the IDs matching now, saved before any
     // upsert; IDs known from the interrupted one that are gone get their delete.
     const ids = await matchingIds(o);
@@ -163,9 +161,11 @@ async function poll(o: WatchOptions): Promise<void> {
     const lines: string[] = [];
     const apply: (() => void)[] = [];
     const fresh: number[] = [];
+    let low = snapshot?.low ?? null;
     for (const row of page.item) {
       const id = Number(row[sel.idKey]);
       const lm = lmOf(row[sel.lmKey]);
+      if (lm !== Number.MIN_SAFE_INTEGER && (low === null || lm < low)) low = lm;
       if (changed) seen.add(id);
       see(lm);
       const text = JSON.stringify(shownRecord(row, sel));
@@ -180,11 +180,6 @@ async function poll(o: WatchOptions): Promise<void> {
     }
     if (snapshot && page.count > 0) {
       const last = page.last;
-      let low = snapshot.low;
-      for (const row of page.item) {
-        const lm = lmOf(row[sel.lmKey]);
-        if (lm !== Number.MIN_SAFE_INTEGER && (low === null || lm < low)) low = lm;
-      }
       apply.push(() => {
         snapshot.after = Math.max(snapshot.after, last);
         snapshot.low = low;

@@ -11,11 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { table } from '../../src/sandbox/schema.js';
 import { sandboxCli } from '../helpers/cli.js';
 import { insertAccounts } from '../sync/support.js';
-import { onQueryBody, readCursor, tempDir } from '../watch/support.js';
+import { idsOf, onQueryBody, readCursor, tempDir } from '../watch/support.js';
 
 let clock = Date.UTC(2026, 2, 9, 12);
 const { sandbox, run } = sandboxCli({ now: () => clock });
-const idsOf = (out: string): number[] => out.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { record: { ID: number } }).record.ID);
 
 describe('watch r4: a first poll that begins on an empty family', () => {
   it('a change made behind its scan (records created once it began) reaches the next poll, with --lag 0', async () => {

@@ -13,11 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { table } from '../../src/sandbox/schema.js';
 import { sandboxCli } from '../helpers/cli.js';
 import { insertAccounts } from '../sync/support.js';
-import { onQueryBody, readCursor, tempDir } from '../watch/support.js';
+import { idsOf, onQueryBody, readCursor, tempDir } from '../watch/support.js';
 
 let clock = Date.UTC(2026, 2, 9, 12);
 const { sandbox, run } = sandboxCli({ now: () => clock });
-const idsOf = (out: string): number[] => out.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { record: { ID: number } }).record.ID);
 
 describe('watch r4: a record stamped hours ahead as the first poll begins', () => {
   it('a change made behind the scan reaches the next poll (default lag)', async () => {

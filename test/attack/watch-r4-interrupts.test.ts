@@ -9,12 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { sandboxCli } from '../helpers/cli.js';
 import { createRandom } from '../../src/util/random.js';
 import { insertAccounts } from '../sync/support.js';
-import { LineCapture, onQuery, readCursor, signalProcesses, tempDir } from '../watch/support.js';
+import { idsOf, LineCapture, onQuery, readCursor, signalProcesses, tempDir } from '../watch/support.js';
 
 const seed = Number(process.env.SVC_TEST_SEED ?? Date.now() % 2 ** 31);
 let clock = Date.UTC(2026, 2, 9, 12);
 const { sandbox, run } = sandboxCli({ now: () => clock });
-const idsOf = (lines: readonly string[]): number[] => lines.map((l) => (JSON.parse(l) as { record: { ID: number } }).record.ID);
 
 describe(`watch r4: a first poll stopped at a random moment (seed ${seed})`, () => {
   it.each([1, 7, 50])('page size %i: stopped and resumed, every record once', async (pageSize) => {

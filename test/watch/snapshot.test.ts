@@ -10,12 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { table } from '../../src/sandbox/schema.js';
 import { sandboxCli } from '../helpers/cli.js';
 import { insertAccounts } from '../sync/support.js';
-import { LineCapture, onQueryBody, readCursor, signalProcesses, spawnSvc, tempDir } from './support.js';
+import { idsOf, LineCapture, onQueryBody, readCursor, signalProcesses, spawnSvc, tempDir } from './support.js';
 
 let clock = Date.UTC(2026, 2, 9, 12);
 const { sandbox, run } = sandboxCli({ now: () => clock });
 
-const idsOf = (lines: readonly string[]): number[] => lines.map((l) => (JSON.parse(l) as { record: { ID: number } }).record.ID);
 /** The newest lastmodified of every account (what the service's clock is as a watch begins). */
 const newest = (): number => Number(sandbox().sandbox.db.prepare(`SELECT max(lastmodified) FROM ${table('demo', 'accounts')}`).pluck().get());
 

@@ -149,6 +149,12 @@ export function spawnSvc(s: TestSandbox, args: readonly string[]): Spawned {
   };
 }
 
+/** The record IDs of a feed's lines, in order: lines, or the standard output that holds them. */
+export function idsOf(out: string | readonly string[]): number[] {
+  const lines = typeof out === 'string' ? out.split('\n').filter((l) => l !== '') : out;
+  return lines.map((l) => (JSON.parse(l) as { record: { ID: number } }).record.ID);
+}
+
 /** The cursor file as JSON. */
 export function readCursor(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
