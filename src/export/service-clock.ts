@@ -45,3 +45,22 @@ export function localClock(read: () => number): { ahead(stamp: number): boolean;
     },
   };
 }
+
+/**
+ * The cursor after a scan of the records changed since the last one (a later
+ * sync, a watch's later poll), without a request of its own for the service's
+ * newest stamp (lastmodified is not indexed: that costs a scan of its own).
+ * A change made behind the scan, after it passed the record, is stamped at or
+ * after the service's time when the scan began (S). Every record the scan
+ * fetched was stamped at the latest when it ended, at most `elapsedMs` after
+ * S (this machine's measure, on a clock that is never stepped; rounded up to
+ * whole seconds). So the highest stamp fetched (`latest`) less that is at or
+ * before S, and the next scan, from it less `--lag`, asks for that change
+ * however long this one took and whatever the lag. The cursor never moves
+ * back (each cursor is at or before its scan's S); nothing fetched: it stays.
+ */
+export function cursorAfterScan(before: number | null, latest: number | null | undefined, elapsedMs: number): number | null {
+  if (latest === null || latest === undefined) return before;
+  const next = latest - Math.ceil(Math.max(0, elapsedMs) / 1000);
+  return before === null || next > before ? next : before;
+}

@@ -16,7 +16,7 @@ import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';
 import { createChunker, type Density } from '../export/chunks.js';
 import { inOrder, type Producer } from '../export/ordered.js';
-import { FUTURE_SECONDS, localClock, newestStamp } from '../export/service-clock.js';
+import { cursorAfterScan, FUTURE_SECONDS, localClock, newestStamp } from '../export/service-clock.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -327,23 +327,13 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
 }
 
 /**
- * The cursor a later run takes from the changed records it fetched, without
- * a scan of its own for the service's latest lastmodified (the field is not
- * indexed: that scan cost as much as the changed records' own).
- *
- * The next run must fetch every change this one missed: one made after the
- * scan passed its record, so stamped at or after the service's time when the
- * scan began (S). A record the scan fetched was stamped at the latest when
- * the scan ended, at most `seconds` (this machine's measure of the scan on
- * a clock that is never stepped, rounded up) after S. So the highest stamp
- * fetched less `seconds` is at or before S; the cursor takes it when it is
- * higher than the one before (each is at or before its run's S). No record
- * fetched: the cursor stays. Stamps above this machine's clock (`clock`, in
- * seconds) do not count: one imported hours ahead would put every change
+ * The highest stamp a later run fetched, for its cursor (cursorAfterScan:
+ * less the time its scan took). Stamps above this machine's clock (`clock`,
+ * in seconds) do not count: one imported hours ahead would put every change
  * made meanwhile below the cursor (the lag covers the clocks' skew); a
  * warning names the highest when it is more than FUTURE_SECONDS ahead.
  */
-function latestStamp(clock: () => number): { see(value: unknown): void; cursor(before: number | null, seconds: number, warn: (m: string) => void): number | null } {
+function latestStamp(clock: () => number): { see(value: unknown): void; cursor(before: number | null, elapsedMs: number, warn: (m: string) => void): number | null } {
   const local = localClock(clock);
   const warnAbove = local.now + FUTURE_SECONDS;
   let latest: number | undefined;
@@ -354,11 +344,9 @@ function latestStamp(clock: () => number): { see(value: unknown): void; cursor(b
       if (local.ahead(value)) ahead = Math.max(ahead ?? value, value);
       else if (latest === undefined || value > latest) latest = value;
     },
-    cursor(before, seconds, warn) {
+    cursor(before, elapsedMs, warn) {
       if (ahead !== undefined && ahead > warnAbove) warn(`a record was changed in the future (lastmodified ${ahead}); it does not move the cursor`);
-      if (latest === undefined) return before;
-      const next = latest - seconds;
-      return before === null || next > before ? next : before;
+      return cursorAfterScan(before, latest, elapsedMs);
     },
   };
 }
@@ -442,7 +430,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
       if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));
       report(rows.length);
     });
-    cursor = latest.cursor(cursor, Math.max(0, Math.ceil((job.monotonic() - scanStarted) / 1000)), job.warn);
+    cursor = latest.cursor(cursor, job.monotonic() - scanStarted, job.warn);
     if (changedIds) tally.deleted += await leftFilter(pass, store, name, since, changedIds, settings.keepDeleted, deletedAt, job.filterMember);
   }
   const reconcile = resumedFirstPass || (incremental && state.runsSinceReconcile + 1 >= job.reconcileEvery);

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
-import { localClock, newestStamp } from '../export/service-clock.js';
+import { cursorAfterScan, localClock, newestStamp } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
@@ -53,8 +53,10 @@ export interface WatchOptions {
   readonly onClosed?: () => void;
   readonly signal: AbortSignal;
   readonly warn: (message: string) => void;
-  /** This machine's clock (ms since the epoch): a record stamped more than a day ahead of it does not move the cursor past it (absent: no such check). */
+  /** This machine's clock (ms since the epoch): a record stamped ahead of it does not move the cursor past it (absent: no such check). */
   readonly now?: () => number;
+  /** Milliseconds on a clock that is never stepped: how long a poll's scan took, which the cursor is set back by (absent: performance.now()). */
+  readonly monotonic?: () => number;
 }
 
 /** How the watch ended without an error. */
@@ -127,10 +129,14 @@ async function poll(o: WatchOptions): Promise<void> {
   if (local && s.snapshot?.cursor != null && local.ahead(s.snapshot.cursor)) s.snapshot.cursor = local.now;
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
-  let cursor = s.cursor;
+  const monotonic = o.monotonic ?? (() => performance.now());
+  const scanStarted = monotonic();
+  // The highest stamp this poll fetched (one ahead of this machine's clock counts as the clock).
+  let latest: number | null = null;
   const see = (seen: number): void => {
-    const lm = local?.ahead(seen) ? Math.max(local.now, cursor ?? local.now) : seen;
-    if (seen !== Number.MIN_SAFE_INTEGER && (cursor === null || lm > cursor)) cursor = lm;
+    if (seen === Number.MIN_SAFE_INTEGER) return;
+    const lm = local?.ahead(seen) ? local.now : seen;
+    if (latest === null || lm > latest) latest = lm;
   };
   const first = !s.started;
   if (first) {
@@ -207,7 +213,9 @@ async function poll(o: WatchOptions): Promise<void> {
     s.sinceReconcile++;
   }
   // A first poll's cursor is the one it began with; when the family was empty then, the lowest stamp it wrote.
-  s.cursor = snapshot ? (snapshot.cursor ?? snapshot.low ?? cursor) : cursor;
+  // A later poll's, the highest stamp it fetched less the time its scan took (a change behind the scan is for
+  // the next poll whatever --lag is; the records fetched again are the window's, not written twice).
+  s.cursor = snapshot ? (snapshot.cursor ?? snapshot.low ?? latest) : cursorAfterScan(s.cursor, latest, monotonic() - scanStarted);
   s.started = true;
   s.snapshot = null;
   pruneWindow(s, o.lagSeconds);

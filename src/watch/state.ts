@@ -1,7 +1,8 @@
 /**
  * What a watch remembers between polls, and its cursor file. The state is
- * consistent at every line boundary: the cursor (the highest `lastmodified`
- * seen; after the first poll, the service's newest as it began) moves only at
+ * consistent at every line boundary: the cursor (after the first poll, the
+ * service's newest `lastmodified` as it began; after a later one, the highest
+ * it fetched less the time its scan took) moves only at
  * the end of a poll, and the hashes, the known IDs and a first poll's progress
  * move with each line written. A restart from any saved state re-fetches at
  * least what the lines after it were made of (a first poll goes on above the
@@ -19,7 +20,7 @@ export interface Emitted {
 }
 
 export interface WatchState {
-  /** The highest lastmodified seen (service seconds); null until a record was seen. */
+  /** Every change stamped at or after it is still to be fetched (service seconds); null until a record was seen. */
   cursor: number | null;
   /** --since: never ask for records changed before this (Unix seconds); null: from the beginning. */
   readonly floor: number | null;

@@ -1,7 +1,7 @@
 /**
  * The lag window on a sandbox whose clock the test moves: each poll asks for
- * `lastmodified >= cursor − lag` (the cursor the highest lastmodified seen,
- * not the local clock), the hashes of records that fell out of the window are
+ * `lastmodified >= cursor − lag` (the cursor the highest lastmodified a poll
+ * fetched less the time its scan took, never the local clock), the hashes of records that fell out of the window are
  * dropped from the cursor file, and the known IDs are kept as ranges.
  */
 import { join } from 'node:path';
@@ -14,7 +14,10 @@ import { table } from '../../src/sandbox/schema.js';
 import { createAccount, onQueryBody, readCursor, tempDir, updateAccount, upsert } from './support.js';
 
 let clock = Date.UTC(2026, 0, 5, 12);
-const { sandbox, run } = sandboxCli({ now: () => clock });
+const cli = sandboxCli({ now: () => clock });
+const { sandbox } = cli;
+/** svc measures a poll's scan on the test's clock too: time passes only where the test moves it. */
+const run: typeof cli.run = (argv, o = {}) => cli.run(argv, { monotonic: () => clock, ...o });
 const T0 = Math.floor(clock / 1000);
 
 /** The lastmodified bounds the watch's record queries asked for, in order. */
@@ -85,6 +88,40 @@ describe('a record that changes while a poll runs', () => {
     const lines = [(await run(args)).stdout, (await run(args)).stdout].join('');
     stop();
     expect(lines).toBe(`${upsert(r, `${p}r`, 'Moved')}\n`);
+  });
+});
+
+describe('a change made behind a later poll\'s scan', () => {
+  it('reaches the next poll with --lag 0: the cursor is the newest stamp fetched less the time the scan took', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^WB-"', '--fields', 'ID,lastname,firstname', '--page-size', '1', '--lag', '0', '--once', '--cursor-file', cursor];
+    const [a, b, c] = [await createAccount(s, 'WB-a'), await createAccount(s, 'WB-b'), await createAccount(s, 'WB-c')] as [number, number, number];
+    expect((await run(args)).stdout).toBe(`${[upsert(a, 'WB-a'), upsert(b, 'WB-b'), upsert(c, 'WB-c')].join('\n')}\n`);
+    clock += 60_000;
+    for (const id of [a, b, c]) await updateAccount(s, id, { firstname: 'One' });
+    const changedAt = Math.floor(clock / 1000);
+    // The second poll asks for its records a page (one record) at a time: as B's is asked (A written), A changes
+    // ten minutes on; as C's is asked, C changes ten more minutes on. The scan took twenty minutes by svc's clock.
+    const touch = (id: number, firstname: string): void => {
+      clock += 600_000;
+      s.sandbox.db.prepare(`UPDATE ${table('demo', 'accounts')} SET firstname = ?, lastmodified = ? WHERE ID = ?`).run(firstname, Math.floor(clock / 1000), id);
+    };
+    let pages = 0;
+    const stop = onQueryBody(s, (body) => {
+      if (!(body as { fields?: Record<string, string> }).fields?.firstname) return;
+      pages++;
+      if (pages === 2) touch(a, 'Behind');
+      if (pages === 3) touch(c, 'Ahead');
+    });
+    const second = await run(args);
+    stop();
+    expect(second.stdout).toBe(`${[upsert(a, 'WB-a', 'One'), upsert(b, 'WB-b', 'One'), upsert(c, 'WB-c', 'Ahead')].join('\n')}\n`);
+    // C's stamp (twenty minutes on) less the twenty minutes the scan took: the stamp of the changes it began with.
+    expect(readCursor(cursor)).toMatchObject({ cursor: changedAt });
+    // A's change behind the scan, once; B and C are fetched again and, unchanged since their lines, not written.
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WB-a', 'Behind')}\n`);
+    expect((await run(args)).stdout).toBe('');
   });
 });
 

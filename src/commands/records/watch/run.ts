@@ -54,6 +54,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
       signal,
       warn: (m) => void deps.stderr.write(`svc: ${m}\n`),
       now: () => deps.now(),
+      monotonic: () => (deps.monotonic ? deps.monotonic() : performance.now()),
     });
   } finally {
     cursor.lock?.release();
