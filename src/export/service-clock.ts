@@ -50,17 +50,50 @@ export function localClock(read: () => number): { ahead(stamp: number): boolean;
  * The cursor after a scan of the records changed since the last one (a later
  * sync, a watch's later poll), without a request of its own for the service's
  * newest stamp (lastmodified is not indexed: that costs a scan of its own).
+ *
  * A change made behind the scan, after it passed the record, is stamped at or
- * after the service's time when the scan began (S). Every record the scan
- * fetched was stamped at the latest when it ended, at most `elapsedMs` after
- * S (this machine's measure, on a clock that is never stepped; rounded up to
- * whole seconds). So the highest stamp fetched (`latest`) less that is at or
- * before S, and the next scan, from it less `--lag`, asks for that change
- * however long this one took and whatever the lag. The cursor never moves
- * back (each cursor is at or before its scan's S); nothing fetched: it stays.
+ * after the service's time when the scan began (S). A page received t seconds
+ * after the scan began (this machine's measure, on a clock that is never
+ * stepped, rounded up) holds records stamped at the latest S + t. So every
+ * stamp less the time to its page is at or before S, and the cursor is the
+ * highest of these: the next scan, from it less `--lag`, asks for that change
+ * however long this one took and whatever the lag. A stamp in an early page
+ * is set back by little, so a long scan does not push the cursor far below S.
+ *
+ * The cursor never moves back (each is at or before its scan's S); nothing
+ * seen, or a clock that went backwards (which would make a measure too
+ * short), leaves it where it was.
  */
-export function cursorAfterScan(before: number | null, latest: number | null | undefined, elapsedMs: number): number | null {
-  if (latest === null || latest === undefined) return before;
-  const next = latest - Math.ceil(Math.max(0, elapsedMs) / 1000);
-  return before === null || next > before ? next : before;
+export class ScanCursor {
+  private readonly started: number;
+  private last: number;
+  private elapsed = 0;
+  private best: number | undefined;
+  private broken = false;
+
+  constructor(private readonly monotonic: () => number) {
+    this.started = monotonic();
+    this.last = this.started;
+  }
+
+  /** Reads the clock as a page's records are taken; answers what takes their stamps. */
+  page(): (stamp: number) => void {
+    const now = this.monotonic();
+    if (!(now >= this.last)) this.broken = true;
+    else {
+      this.last = now;
+      this.elapsed = Math.ceil((now - this.started) / 1000);
+    }
+    const elapsed = this.elapsed;
+    return (stamp) => {
+      const c = stamp - elapsed;
+      if (this.best === undefined || c > this.best) this.best = c;
+    };
+  }
+
+  /** The cursor after the scan, from the one before it. */
+  cursor(before: number | null): number | null {
+    if (this.broken || this.best === undefined) return before;
+    return before === null || this.best > before ? this.best : before;
+  }
 }

@@ -7,8 +7,8 @@
  * that left it, and an IDs-only pass of the filtered family (every run, or
  * every N) the records deleted on the service. The cursor is a
  * lastmodified of the service's, never of the local clock: a first pass asks
- * for the latest as it begins, a later run takes the latest it fetched less
- * the time its scan took (latestStamp). It is saved with the run's last
+ * for the latest as it begins, a later run takes the highest of the stamps
+ * it fetched, each less the time its scan took to that page (latestStamp). It is saved with the run's last
  * write: a crash at any moment leaves the state at or behind the data, and
  * the next run converges.
  */
@@ -16,7 +16,7 @@ import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';
 import { createChunker, type Density } from '../export/chunks.js';
 import { inOrder, type Producer } from '../export/ordered.js';
-import { cursorAfterScan, FUTURE_SECONDS, localClock, newestStamp } from '../export/service-clock.js';
+import { FUTURE_SECONDS, localClock, newestStamp, ScanCursor } from '../export/service-clock.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -71,7 +71,7 @@ export interface SyncJob {
   readonly signal: AbortSignal;
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Milliseconds on a clock that is never stepped: how long the changed-records scan took (the cursor depends on it). */
+  /** Milliseconds on a clock that is never stepped: how long the changed-records scan took to each page (the cursor depends on it). */
   monotonic(): number;
   warn(message: string): void;
   /** Told how many records this run has handled so far. */
@@ -327,26 +327,29 @@ function lastmodifiedKey(columns: readonly ColumnPlan[]): string {
 }
 
 /**
- * The highest stamp a later run fetched, for its cursor (cursorAfterScan:
- * less the time its scan took). Stamps above this machine's clock (`clock`,
- * in seconds) do not count: one imported hours ahead would put every change
- * made meanwhile below the cursor (the lag covers the clocks' skew); a
- * warning names the highest when it is more than FUTURE_SECONDS ahead.
+ * The stamps a later run fetched, for its cursor (ScanCursor: each less the
+ * time to its page). Stamps above this machine's clock (`clock`, in seconds)
+ * do not count: one imported hours ahead would put every change made
+ * meanwhile below the cursor (the lag covers the clocks' skew); a warning
+ * names the highest when it is more than FUTURE_SECONDS ahead.
  */
-function latestStamp(clock: () => number): { see(value: unknown): void; cursor(before: number | null, elapsedMs: number, warn: (m: string) => void): number | null } {
+function latestStamp(clock: () => number, monotonic: () => number): { page(): (value: unknown) => void; cursor(before: number | null, warn: (m: string) => void): number | null } {
   const local = localClock(clock);
   const warnAbove = local.now + FUTURE_SECONDS;
-  let latest: number | undefined;
+  const scan = new ScanCursor(monotonic);
   let ahead: number | undefined;
   return {
-    see(value) {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return;
-      if (local.ahead(value)) ahead = Math.max(ahead ?? value, value);
-      else if (latest === undefined || value > latest) latest = value;
+    page() {
+      const see = scan.page();
+      return (value) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) return;
+        if (local.ahead(value)) ahead = Math.max(ahead ?? value, value);
+        else see(value);
+      };
     },
-    cursor(before, elapsedMs, warn) {
+    cursor(before, warn) {
       if (ahead !== undefined && ahead > warnAbove) warn(`a record was changed in the future (lastmodified ${ahead}); it does not move the cursor`);
-      return cursorAfterScan(before, latest, elapsedMs);
+      return scan.cursor(before);
     },
   };
 }
@@ -416,21 +419,21 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
     const lm = lastmodifiedKey(columns);
     const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
-    const latest = latestStamp(nowSeconds);
-    const scanStarted = job.monotonic();
+    const latest = latestStamp(nowSeconds, () => job.monotonic());
     // A transaction a page. Changed records are scattered over the table, each costing its page written twice
     // (SQLite), and a short write lets the service go on with the pages asked ahead meanwhile (1M accounts, 1%
     // changed: 15% faster than five pages); a value that does not fit its column stops the run at its page.
     // (DuckDB commits cost more: five pages were 8% faster for 2,000 changed records.)
     await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize, async (rows) => {
-      for (const r of rows) latest.see(r[lm]);
+      const see = latest.page();
+      for (const r of rows) see(r[lm]);
       const done = await store.upsert(name, columns, rows, undefined, false);
       tally.inserted += done.inserted;
       tally.updated += done.updated;
       if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));
       report(rows.length);
     });
-    cursor = latest.cursor(cursor, job.monotonic() - scanStarted, job.warn);
+    cursor = latest.cursor(cursor, job.warn);
     if (changedIds) tally.deleted += await leftFilter(pass, store, name, since, changedIds, settings.keepDeleted, deletedAt, job.filterMember);
   }
   const reconcile = resumedFirstPass || (incremental && state.runsSinceReconcile + 1 >= job.reconcileEvery);

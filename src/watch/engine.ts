@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
-import { cursorAfterScan, localClock, newestStamp } from '../export/service-clock.js';
+import { localClock, newestStamp, ScanCursor } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
@@ -123,20 +123,28 @@ async function poll(o: WatchOptions): Promise<void> {
   // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
   // window's hashes keep what was written from being written again; the lag covers the clocks' skew). So is a
   // cursor file's, which only a hand can have put ahead.
+  // Only one whose lower bound is ahead is pulled back: one a little ahead (this machine's clock stepped back since
+  // the last poll) still asks for every change made now, and pulled back it would ask again for records whose
+  // hashes the last poll dropped (their lines written again).
   const now = o.now;
   const local = now ? localClock(() => Math.floor(now() / 1000)) : undefined;
-  if (local && s.cursor !== null && local.ahead(s.cursor)) s.cursor = local.now;
-  if (local && s.snapshot?.cursor != null && local.ahead(s.snapshot.cursor)) s.snapshot.cursor = local.now;
+  if (local && s.cursor !== null && local.ahead(s.cursor - o.lagSeconds)) s.cursor = local.now;
+  if (local && s.snapshot?.cursor != null && local.ahead(s.snapshot.cursor - o.lagSeconds)) s.snapshot.cursor = local.now;
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
-  const monotonic = o.monotonic ?? (() => performance.now());
-  const scanStarted = monotonic();
-  // The highest stamp this poll fetched (one ahead of this machine's clock counts as the clock).
+  // A later poll's cursor: the stamps it fetched, each less the time its scan took to that page (one ahead of this
+  // machine's clock counts as the clock).
+  const scan = new ScanCursor(o.monotonic ?? (() => performance.now()));
+  // The highest stamp this poll fetched: a first poll's cursor when the family was empty as it began and it wrote nothing.
   let latest: number | null = null;
-  const see = (seen: number): void => {
-    if (seen === Number.MIN_SAFE_INTEGER) return;
-    const lm = local?.ahead(seen) ? local.now : seen;
-    if (latest === null || lm > latest) latest = lm;
+  const pageSeen = (): ((lm: number) => void) => {
+    const see = scan.page();
+    return (seen) => {
+      if (seen === Number.MIN_SAFE_INTEGER) return;
+      const lm = local?.ahead(seen) ? local.now : seen;
+      if (latest === null || lm > latest) latest = lm;
+      see(lm);
+    };
   };
   const first = !s.started;
   if (first) {
@@ -158,7 +166,7 @@ async function poll(o: WatchOptions): Promise<void> {
   const from = snapshot?.after ?? 0;
   const keepFrom = snapshot && snapshot.cursor !== null ? (lowerBound({ ...s, cursor: snapshot.cursor }, o.lagSeconds) ?? -Infinity) : -Infinity;
   // Asked before pass 1, so a record that changes between the two and still matches is in pass 1 as well.
-  const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, see) : undefined;
+  const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, pageSeen) : undefined;
   // What pass 1 returned, for the records that left (pass 2).
   const seen = new IdSet();
   const upserts: PageQuery = { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
@@ -168,6 +176,7 @@ async function poll(o: WatchOptions): Promise<void> {
     const apply: (() => void)[] = [];
     const fresh: number[] = [];
     let low = snapshot?.low ?? null;
+    const see = pageSeen();
     for (const row of page.item) {
       const id = Number(row[sel.idKey]);
       const lm = lmOf(row[sel.lmKey]);
@@ -213,9 +222,9 @@ async function poll(o: WatchOptions): Promise<void> {
     s.sinceReconcile++;
   }
   // A first poll's cursor is the one it began with; when the family was empty then, the lowest stamp it wrote.
-  // A later poll's, the highest stamp it fetched less the time its scan took (a change behind the scan is for
-  // the next poll whatever --lag is; the records fetched again are the window's, not written twice).
-  s.cursor = snapshot ? (snapshot.cursor ?? snapshot.low ?? latest) : cursorAfterScan(s.cursor, latest, monotonic() - scanStarted);
+  // A later poll's, the highest of its stamps less the time to their pages (a change behind the scan is for the
+  // next poll whatever --lag is; the records fetched again are the window's, not written twice).
+  s.cursor = snapshot ? (snapshot.cursor ?? snapshot.low ?? latest) : scan.cursor(s.cursor);
   s.started = true;
   s.snapshot = null;
   pruneWindow(s, o.lagSeconds);
@@ -231,10 +240,11 @@ function filterOf(filter: Record<string, unknown> | undefined, bound: number | n
  * Pass 2: the IDs changed since the bound, whatever they hold. One the watch knows that pass 1 (asked after
  * this) did not return has left the query.
  */
-async function changedIds(o: WatchOptions, bound: number, see: (lm: number) => void): Promise<IdSet> {
+async function changedIds(o: WatchOptions, bound: number, pageSeen: () => (lm: number) => void): Promise<IdSet> {
   const q: PageQuery = { filterMember: o.query.filterMember, filter: since(bound), fields: { ID: 'ID', lastmodified: 'lastmodified' }, idKey: 'ID' };
   const ids = new IdSet(); // rising, as pass 1's: both appended to ranges (a first poll from an old --since may see a million)
   for await (const page of pagesOf(o.fetch, q, ALL, 0, { pageSize: ID_PAGE, signal: o.signal }, collect)) {
+    const see = pageSeen();
     for (const row of page.item) {
       ids.add(Number(row.ID));
       see(lmOf(row.lastmodified));

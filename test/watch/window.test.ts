@@ -92,12 +92,21 @@ describe('a record that changes while a poll runs', () => {
 });
 
 describe('a change made behind a later poll\'s scan', () => {
-  it('reaches the next poll with --lag 0: the cursor is the newest stamp fetched less the time the scan took', async () => {
+  /** How far the third case's monotonic clock is stepped back (as the scan goes on). */
+  let stepped = 0;
+  it.each([
+    ['svc\'s clock runs with the test\'s', 'WB-', (): number => clock, true],
+    // A clock that is not monotonic after all would make the scan look short: the cursor stays where it was.
+    ['svc\'s clock runs backwards', 'WBR-', (): number => -clock, false],
+    ['svc\'s clock is stepped back an hour during the scan', 'WBS-', (): number => clock - stepped, false],
+  ])('reaches the next poll with --lag 0 (%s): the cursor is the newest stamp less the time to its page', async (_how, p, monotonic, moves) => {
     const s = sandbox();
+    stepped = 0;
     const cursor = join(tempDir(), 'c');
-    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^WB-"', '--fields', 'ID,lastname,firstname', '--page-size', '1', '--lag', '0', '--once', '--cursor-file', cursor];
-    const [a, b, c] = [await createAccount(s, 'WB-a'), await createAccount(s, 'WB-b'), await createAccount(s, 'WB-c')] as [number, number, number];
-    expect((await run(args)).stdout).toBe(`${[upsert(a, 'WB-a'), upsert(b, 'WB-b'), upsert(c, 'WB-c')].join('\n')}\n`);
+    const args = ['accounts', 'watch', '--filter', `lastname ~ "^${p}"`, '--fields', 'ID,lastname,firstname', '--page-size', '1', '--lag', '0', '--once', '--cursor-file', cursor];
+    const [a, b, c] = [await createAccount(s, `${p}a`), await createAccount(s, `${p}b`), await createAccount(s, `${p}c`)] as [number, number, number];
+    const began = Math.floor(clock / 1000);
+    expect((await run(args, { monotonic })).stdout).toBe(`${[upsert(a, `${p}a`), upsert(b, `${p}b`), upsert(c, `${p}c`)].join('\n')}\n`);
     clock += 60_000;
     for (const id of [a, b, c]) await updateAccount(s, id, { firstname: 'One' });
     const changedAt = Math.floor(clock / 1000);
@@ -111,17 +120,21 @@ describe('a change made behind a later poll\'s scan', () => {
     const stop = onQueryBody(s, (body) => {
       if (!(body as { fields?: Record<string, string> }).fields?.firstname) return;
       pages++;
-      if (pages === 2) touch(a, 'Behind');
+      if (pages === 2) {
+        touch(a, 'Behind');
+        stepped = 3_600_000;
+      }
       if (pages === 3) touch(c, 'Ahead');
     });
-    const second = await run(args);
+    const second = await run(args, { monotonic });
     stop();
-    expect(second.stdout).toBe(`${[upsert(a, 'WB-a', 'One'), upsert(b, 'WB-b', 'One'), upsert(c, 'WB-c', 'Ahead')].join('\n')}\n`);
-    // C's stamp (twenty minutes on) less the twenty minutes the scan took: the stamp of the changes it began with.
-    expect(readCursor(cursor)).toMatchObject({ cursor: changedAt });
+    expect(second.stdout).toBe(`${[upsert(a, `${p}a`, 'One'), upsert(b, `${p}b`, 'One'), upsert(c, `${p}c`, 'Ahead')].join('\n')}\n`);
+    // C's stamp (twenty minutes on) less the twenty minutes the scan took to its page: the stamp of the changes
+    // it began with; a clock seen going backwards leaves the first poll's cursor.
+    expect(readCursor(cursor)).toMatchObject({ cursor: moves ? changedAt : began });
     // A's change behind the scan, once; B and C are fetched again and, unchanged since their lines, not written.
-    expect((await run(args)).stdout).toBe(`${upsert(a, 'WB-a', 'Behind')}\n`);
-    expect((await run(args)).stdout).toBe('');
+    expect((await run(args, { monotonic })).stdout).toBe(`${upsert(a, `${p}a`, 'Behind')}\n`);
+    expect((await run(args, { monotonic })).stdout).toBe('');
   });
 });
 
