@@ -9,7 +9,7 @@
 //     called in-process in the worker (keyset pages of 1000), each answer
 //     encoded to the bytes the server sends (encodeBody, as send() does).
 // Peak RSS of each spawned client is its VmHWM, written at exit by a preloaded
-// module (see RSS_REPORTER for why not getrusage); its RSS is also sampled every 250 ms
+// module (bench/peak-rss.cjs, which says why not getrusage); its RSS is also sampled every 250 ms
 // (Linux /proc), to tell whether it grows from the first half of a run to the
 // second. Stops by itself, removes temp dirs.
 //
@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads';
 import { findFamily } from '../src/catalogue/index.js';
@@ -72,25 +72,8 @@ async function serve(dataDir: string, accounts: number): Promise<void> {
   });
 }
 
-/**
- * The preloaded module that reports a client's peak RSS (KiB) to
- * BENCH_RSS_FILE at exit: the high-water mark of its own memory (Linux's
- * VmHWM). Not getrusage's maxrss: on Linux that carries over exec the peak of
- * the process image it replaced, here a fork of this bench, which holds a
- * seeded sandbox; children spawned after the baseline's offset pages had
- * grown the bench reported 95-103 MB while their own peak was ~80 MB
- * (maxrss is the fallback where /proc is absent).
- */
-const RSS_REPORTER = `import { readFileSync, writeFileSync } from 'node:fs';
-const peakKb = () => {
-  try {
-    return Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
-  } catch {
-    return process.resourceUsage().maxRSS;
-  }
-};
-process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(peakKb())));
-`;
+/** Reports a client's peak RSS (KiB) to BENCH_RSS_FILE at its exit, preloaded (CommonJS: see the file for why). */
+const RSS_REPORTER = fileURLToPath(new URL('./peak-rss.cjs', import.meta.url));
 
 /** The baseline client: sequential offset pages with plain undici requests, JSON bodies to a file. */
 const baselineClient = (undici: string): string => `import { createWriteStream } from 'node:fs';
@@ -171,7 +154,7 @@ async function runClient(dir: string, c: Client, out: string, env: NodeJS.Proces
   const rssFile = join(dir, 'rss');
   rmSync(rssFile, { force: true });
   const fd = c.stdoutToFile ? openSync(out, 'w') : 'ignore';
-  const argv = ['--import', pathToFileURL(join(dir, 'rss.mjs')).href, ...c.argv];
+  const argv = ['--require', RSS_REPORTER, ...c.argv];
   const started = performance.now();
   const child = spawn(process.execPath, argv, { cwd: root, env: { ...env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', fd, 'pipe'], timeout: limitS * 1000 });
   let stderr = '';
@@ -234,7 +217,6 @@ async function measureSize(size: number, limitS: number, rounds: number): Promis
   const worker = startBenchWorker(import.meta.url, { dataDir: join(dir, 'data'), accounts: size });
   try {
     const ready = await ask<Ready>(worker);
-    writeFileSync(join(dir, 'rss.mjs'), RSS_REPORTER);
     writeFileSync(join(dir, 'baseline.mjs'), baselineClient(import.meta.resolve('undici')));
     const out = join(dir, 'out');
     const env = { ...process.env, SVC_URL: ready.instanceUrl, SVC_TOKEN: ready.token, SVC_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };

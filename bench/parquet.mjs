@@ -5,7 +5,7 @@
 // (the order alternating), against one sandbox started for the run (a
 // separate process in the foreground, temporary data dir, --seed-accounts). Each client's peak
 // RSS is its own high-water mark (Linux VmHWM, read at exit by a preloaded
-// module; see bench/fork-maxrss.mjs for why not getrusage). The Parquet file
+// module, bench/peak-rss.cjs; see bench/fork-maxrss.mjs for why not getrusage). The Parquet file
 // is checked with DuckDB: as many rows as the CSV file, the same IDs.
 // Reports medians, the time ratio (target: parquet <= 1.2x csv) and the peaks.
 //
@@ -13,11 +13,11 @@
 //   node bench/parquet.mjs --accounts 1000000 --rounds 3   # the 1M figures
 //   node bench/parquet.mjs --accounts 20000 --rounds 3 --check   # exit 1 when the target is missed
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
@@ -38,15 +38,8 @@ const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config'), NO_COLOR: '1
 for (const name of ['SVC_URL', 'SVC_TOKEN', 'SVC_TOKEN_FILE', 'SVC_PROFILE', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name];
 const svc = (argv, input, extra = {}) => spawnSync(process.execPath, ['bin/svc.js', ...argv], { cwd: root, env: { ...env, ...extra }, input, encoding: 'utf8' });
 
-// The peak RSS of a client, written at its exit (KiB).
-const reporter = join(temp, 'rss.mjs');
-writeFileSync(
-  reporter,
-  `import { readFileSync, writeFileSync } from 'node:fs';
-const peakKb = () => { try { return Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } };
-process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(peakKb())));
-`,
-);
+// The peak RSS of a client, written at its exit (KiB; CommonJS: see the file for why).
+const reporter = join(root, 'bench', 'peak-rss.cjs');
 
 // The sandbox in the foreground, as a child of the bench: seeding a million accounts outlasts `sandbox
 // start`'s wait for a detached one. It prints its JSON once it answers.
@@ -99,7 +92,7 @@ const clients = [
 
 function once(c) {
   const rssFile = join(temp, `${c.tag}.rss`);
-  const argv = ['--import', pathToFileURL(reporter).href, 'bin/svc.js', 'accounts', 'export', '--profile', 'bench', '--concurrency', String(concurrency), '--output', c.file, ...c.extra];
+  const argv = ['--require', reporter, 'bin/svc.js', 'accounts', 'export', '--profile', 'bench', '--concurrency', String(concurrency), '--output', c.file, ...c.extra];
   const t0 = performance.now();
   const r = spawnSync(process.execPath, argv, { cwd: root, env: { ...env, SVC_TOKEN: sb.token, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = performance.now() - t0;

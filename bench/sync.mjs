@@ -11,18 +11,18 @@
 // Whole processes are timed, start-up included, medians of --rounds (interleaved
 // export / first sync); the time the sync itself reports (its -o json `seconds`,
 // without process start-up) is shown beside; peak RSS is each process's own high-water mark (VmHWM,
-// written at exit by a preloaded module, as bench/export.ts does).
+// written at exit by bench/peak-rss.cjs, preloaded).
 // Targets: first sync <= 1.3x the export; incremental <= 5% of the first sync;
 // peak RSS of the first sync flat from the smallest size to the largest (<= +15 MB).
 //
 //   npm run bench:sync                                   # 100000 and 1000000 accounts, 3 rounds
 //   node bench/sync.mjs --accounts 100000,300000 --rounds 3 --check   # exit 1 when a target is missed
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
@@ -42,17 +42,8 @@ const env = { ...process.env, SVC_CONFIG_DIR: join(temp, 'config'), NO_COLOR: '1
 for (const name of ['SVC_URL', 'SVC_TOKEN', 'SVC_TOKEN_FILE', 'SVC_PROFILE', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name];
 const svc = (argv, input, extra = {}) => spawnSync(process.execPath, ['bin/svc.js', ...argv], { cwd: root, env: { ...env, ...extra }, input, encoding: 'utf8' });
 
-const RSS = join(temp, 'rss.mjs');
-writeFileSync(
-  RSS,
-  `import { readFileSync, writeFileSync } from 'node:fs';
-process.on('exit', () => {
-  let kb;
-  try { kb = Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]); } catch { kb = process.resourceUsage().maxRSS; }
-  writeFileSync(process.env.BENCH_RSS_FILE, String(kb));
-});
-`,
-);
+/** Reports each measured process's peak RSS at its exit (CommonJS: see the file for why). */
+const RSS = join(root, 'bench', 'peak-rss.cjs');
 
 /** Seeds the data dir in a foreground sandbox (no start-up time limit: a million accounts take a while), then stops it. */
 async function seed(accounts, dataDir) {
@@ -93,7 +84,7 @@ async function timed(argv, extraEnv, drop = false) {
   const rssFile = join(temp, 'rss');
   rmSync(rssFile, { force: true });
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', pathToFileURL(RSS).href, 'bin/svc.js', ...argv], { cwd: root, env: { ...env, ...extraEnv, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', RSS, 'bin/svc.js', ...argv], { cwd: root, env: { ...env, ...extraEnv, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => void (drop || (stdout += d)));
