@@ -196,7 +196,7 @@ try {
         for (const ext of ['', '-wal', '-shm']) rmSync(copy + ext, { force: true });
       }
       const inc = incrementals[0].summary;
-      console.log(`  incremental: updated ${inc.updated}, inserted ${inc.inserted}, deleted ${inc.deleted}, ${inc.pages} requests`);
+      console.log(`  incremental: updated ${inc.updated}, inserted ${inc.inserted}, deleted ${inc.deleted}, ${inc.pages} requests; runs ${incrementals.map((x) => `${x.seconds.toFixed(2)} s (${x.inSvc.toFixed(2)} in svc)`).join(', ')}`);
       results.push({ accounts, exports, firsts, incrementals, watches });
     } finally {
       svc(['sandbox', 'stop', '--data-dir', dataDir]);
