@@ -8,9 +8,9 @@
  * every N) the records deleted on the service. The cursor is a
  * lastmodified of the service's, never of the local clock: a first pass asks
  * for the latest as it begins, a later run takes the highest of the stamps
- * it fetched, each less the time its scan took to that page (latestStamp). It is saved with the run's last
- * write: a crash at any moment leaves the state at or behind the data, and
- * the next run converges.
+ * it fetched, each less the time its scan took to that page (latestStamp).
+ * It is saved with the run's last write: a crash at any moment leaves the
+ * state at or behind the data, and the next run converges.
  */
 import type { ResourceFamily } from '../catalogue/index.js';
 import { findFamily } from '../catalogue/index.js';

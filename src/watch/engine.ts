@@ -120,12 +120,10 @@ const lmOf = (v: unknown): number => (typeof v === 'number' && Number.isSafeInte
 async function poll(o: WatchOptions): Promise<void> {
   const { state: s, query, selection: sel } = o;
   // A record stamped in the future (an import, a clock jump on the service) would put every later change below
-  // cursor - lag: the cursor goes no further than this machine's clock (a lower cursor only asks for more; the
-  // window's hashes keep what was written from being written again; the lag covers the clocks' skew). So is a
-  // cursor file's, which only a hand can have put ahead.
-  // Only one whose lower bound is ahead is pulled back: one a little ahead (this machine's clock stepped back since
-  // the last poll) still asks for every change made now, and pulled back it would ask again for records whose
-  // hashes the last poll dropped (their lines written again).
+  // cursor - lag: a stamp ahead of this machine's clock counts as the clock (the lag covers the clocks' skew). A
+  // cursor whose lower bound is ahead of the clock (only a hand can have put one there) is pulled back to it; one
+  // only a little ahead (the clock stepped back since the last poll) is kept: it still asks for every change made
+  // now, where pulled back it would ask again for records whose hashes the last poll dropped.
   const now = o.now;
   const local = now ? localClock(() => Math.floor(now() / 1000)) : undefined;
   if (local && s.cursor !== null && local.ahead(s.cursor - o.lagSeconds)) s.cursor = local.now;
