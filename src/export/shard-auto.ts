@@ -10,6 +10,7 @@
  */
 import { UsageError } from '../errors.js';
 import { MAX_SHARDS, parseShard, type Shard } from './plan.js';
+import { shown } from '../util/shown.js';
 
 /** The variables `--shard auto/N` reads, in the order it looks. */
 export const SHARD_INDEX_VARIABLES = ['JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID', 'AWS_BATCH_JOB_ARRAY_INDEX'] as const;
@@ -24,10 +25,9 @@ function wholeNumber(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** A variable's value as a message shows it: one short line, control characters as '?'. */
-function shown(text: string | undefined): string {
-  const t = String(text);
-  return (t.length > 40 ? `${t.slice(0, 40)}…` : t).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+/** A variable's value as a message shows it: one short line. */
+function shownValue(text: string | undefined): string {
+  return shown(String(text), 40);
 }
 
 /** Whether `--shard` was given as auto/N. */
@@ -45,20 +45,20 @@ function autoIndex(count: number, env: Env): number {
   }
   const raw = env[name];
   const value = wholeNumber(raw);
-  if (value === undefined) throw new UsageError(`--shard auto/${count}: ${name} is '${shown(raw)}', not a whole number; give --shard K/${count}`);
+  if (value === undefined) throw new UsageError(`--shard auto/${count}: ${name} is '${shownValue(raw)}', not a whole number; give --shard K/${count}`);
   let index = value + 1;
   let range = `0 to ${count - 1}`;
   if (name === 'SLURM_ARRAY_TASK_ID') {
     const step = env.SLURM_ARRAY_TASK_STEP;
     if (step !== undefined && wholeNumber(step) !== 1) {
-      throw new UsageError(`--shard auto/${count}: the Slurm array steps by ${shown(step)} (SLURM_ARRAY_TASK_STEP); use a contiguous array, e.g. --array=1-${count}`);
+      throw new UsageError(`--shard auto/${count}: the Slurm array steps by ${shownValue(step)} (SLURM_ARRAY_TASK_STEP); use a contiguous array, e.g. --array=1-${count}`);
     }
     const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : wholeNumber(env.SLURM_ARRAY_TASK_MIN);
-    if (min === undefined) throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_MIN is '${shown(env.SLURM_ARRAY_TASK_MIN)}', not a whole number`);
+    if (min === undefined) throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_MIN is '${shownValue(env.SLURM_ARRAY_TASK_MIN)}', not a whole number`);
     const given = env.SLURM_ARRAY_TASK_COUNT !== undefined && env.SLURM_ARRAY_TASK_COUNT !== '';
     const tasks = given ? wholeNumber(env.SLURM_ARRAY_TASK_COUNT) : undefined;
     if (given && tasks === undefined) {
-      throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_COUNT is '${shown(env.SLURM_ARRAY_TASK_COUNT)}', not a whole number; give --shard K/${count}`);
+      throw new UsageError(`--shard auto/${count}: SLURM_ARRAY_TASK_COUNT is '${shownValue(env.SLURM_ARRAY_TASK_COUNT)}', not a whole number; give --shard K/${count}`);
     }
     if (tasks !== undefined && tasks !== count) {
       throw new UsageError(`--shard auto/${count}: the Slurm array has ${tasks} tasks (SLURM_ARRAY_TASK_COUNT), not ${count}; make them agree`);
@@ -78,10 +78,10 @@ export function resolveShard(text: string, env: Env): Shard {
   if (isAutoShard(text)) {
     const m = /^\s*auto\s*\/\s*(\d{1,9})\s*$/i.exec(text);
     const count = m ? Number(m[1]) : NaN;
-    if (!(count >= 1 && count <= MAX_SHARDS)) throw new UsageError(`${USAGE}, not '${shown(text)}'`);
+    if (!(count >= 1 && count <= MAX_SHARDS)) throw new UsageError(`${USAGE}, not '${shownValue(text)}'`);
     return { index: autoIndex(count, env), count };
   }
   const shard = parseShard(text);
-  if (!shard) throw new UsageError(`${USAGE}, not '${shown(text)}'`);
+  if (!shard) throw new UsageError(`${USAGE}, not '${shownValue(text)}'`);
   return shard;
 }

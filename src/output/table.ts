@@ -2,6 +2,7 @@ import { Chalk } from 'chalk';
 import { cellText } from './cells.js';
 import type { Column, Row } from './view.js';
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
+import { ACTING } from '../util/shown.js';
 
 export interface TableOptions {
   readonly color: boolean;
@@ -14,10 +15,9 @@ export interface TableOptions {
 const GAP = '  ';
 const MIN_COL = 4;
 
-/** A cell is one line: line breaks and tabs become spaces, other controls are dropped. */
+/** A cell is one line: line breaks and tabs become spaces, whatever else would act on the terminal is dropped. */
 function flat(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+  return text.replace(/\r\n|[\r\n\t\u2028\u2029]/g, ' ').replace(ACTING, '');
 }
 
 /**

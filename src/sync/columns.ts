@@ -9,6 +9,7 @@ import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import { fieldOfPath } from '../records/columns.js';
 import type { Selected } from '../records/query-body.js';
+import { shown } from '../util/shown.js';
 
 /**
  * How a column stores its values: integers by width, flags as booleans,
@@ -165,8 +166,7 @@ export function rowCells(columns: readonly ColumnPlan[], row: Row, widths = fals
       return cellOf(c.kind, row[c.name], widths);
     } catch (err) {
       if (!(err instanceof NotFitting)) throw err;
-      const shown = JSON.stringify(row[c.name]) ?? String(row[c.name]);
-      const excerpt = (shown.length > 40 ? `${shown.slice(0, 40)}…` : shown).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+      const excerpt = shown(JSON.stringify(row[c.name]) ?? String(row[c.name]), 40);
       const fix = c.path === 'ID' ? (widths ? 'sync into a .sqlite file' : 'export it as csv or ndjson') : 'leave it out with --fields (and --reset), or export it as csv or ndjson';
       throw new SvcError(`record ${String(row.ID)}: ${c.name} is ${excerpt}, ${err.message} as the catalogue says; ${fix}`);
     }

@@ -14,6 +14,7 @@ import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, rena
 import { hostname } from 'node:os';
 import { SvcError } from '../errors.js';
 import { writeFailed } from './io-error.js';
+import { shown } from './shown.js';
 
 /** A lock file larger than this is not one svc wrote: its holder is unknown, and it is not read. */
 const MAX_LOCK_BYTES = 64 * 1024;
@@ -93,11 +94,6 @@ function isStale(owner: LockOwner | undefined, procs: LockProcesses | undefined)
   return owner.pid !== procs.pid && !procs.isAlive(owner.pid);
 }
 
-/** Text from a lock file as a message may show it: one short line. */
-function shown(text: string, max = 200): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
-}
 
 function describeOwner(owner: LockOwner | undefined): string {
   if (!owner) return 'another process; the lock file does not say which: remove it if no export is running';

@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { replaceFile } from '../util/atomic-file.js';
 import { IdSet } from './id-set.js';
 import type { Emitted, WatchState } from './state.js';
+import { shown } from '../util/shown.js';
 
 const FORMAT = 'svc-watch-cursor';
 const VERSION = 1;
@@ -152,8 +153,3 @@ function canonical(v: unknown): string {
   );
 }
 
-/** Text from a file as a message may show it: one short line. */
-function shown(text: string, max = 200): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
-}

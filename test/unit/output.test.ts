@@ -73,6 +73,13 @@ describe('formatters', () => {
     for (const line of text.split('\n')) expect(line).toBe(line.trimEnd());
   });
 
+  it('keeps what would act on a terminal out of a table: C0 and C1 controls, separators, bidirectional overrides', () => {
+    // 0x9b is an 8-bit CSI on some terminals; U+202E reverses the text after it on screen; U+2028 breaks a line.
+    const hostile = ['a\u001b[31mred', 'b\u009b31mred', 'c\u202eesrever', 'd\u2066iso\u2069late', 'e\u2028f\u2029g', 'h\u0007i\u007f'];
+    const text = renderTable([{ key: 'v' }], hostile.map((v) => ({ v })), { color: false });
+    expect(text.split('\n').slice(1, -1)).toEqual(['a[31mred', 'b31mred', 'cesrever', 'disolate', 'e f g', 'hi']);
+  });
+
   it('renders wide unicode and empty tables without failing', () => {
     expect(renderTable([{ key: 'a' }], [], { color: false })).toBe('A\n');
   });

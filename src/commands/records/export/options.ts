@@ -4,6 +4,7 @@ import { bool, str } from '../../../cli/command.js';
 import { parseCount, parseFields, type Selected } from '../../../records/query-body.js';
 import { UsageError } from '../../../errors.js';
 import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
+import { shown } from '../../../util/shown.js';
 
 export interface ExportOptions extends FilterOptions {
   readonly family: ResourceFamily;
@@ -36,7 +37,7 @@ function compressionOf(text: string | undefined): ParquetCompression | undefined
   if (text === undefined) return undefined;
   const v = text.trim().toLowerCase();
   if (v === 'gzip' || v === 'none') return v;
-  throw new UsageError(`--compression takes gzip or none, not '${text.slice(0, 40).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')}'`);
+  throw new UsageError(`--compression takes gzip or none, not '${shown(text, 40)}'`);
 }
 
 /** Flags → ExportOptions; what depends on the global -o (format, file) is settled by the run. */
