@@ -9,7 +9,7 @@ import { lstatSync, unlinkSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
-import { heldWhere, notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+import { heldWhere, notADatabase, STATE_TABLE, type HeldCopy, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
   smallint: 'SMALLINT',
@@ -75,6 +75,58 @@ function stagedText(kind: ColumnKind, cell: string | number | null): string | nu
   return typeof cell === 'number' ? String(cell) : cell;
 }
 
+/** The state table's columns as the database has them (none: no such table). */
+async function stateColumns(conn: DuckDBConnection): Promise<string[]> {
+  const rows = (await conn.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${STATE_TABLE}' ORDER BY ordinal_position`)).getRowObjectsJS();
+  return rows.map((r) => String(r.column_name));
+}
+
+function foreignStateTable(path: string): SvcError {
+  return new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
+}
+
+/**
+ * What a copy holds, read with the database opened read-only: nothing is
+ * made or changed. DuckDB lets one process write a file, so a sync running
+ * meanwhile makes this exit 1 naming the lock (inUse).
+ */
+export async function readDuckDbCopy(path: string): Promise<HeldCopy[]> {
+  // An empty file is a new database to sync (see openDuckDb): it holds nothing yet.
+  if (lstatSync(path, { throwIfNoEntry: false })?.size === 0) return [];
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  let instance: DuckDBInstance | undefined;
+  let conn: DuckDBConnection | undefined;
+  try {
+    instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+    conn = await instance.connect();
+    const cols = await stateColumns(conn);
+    if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) throw foreignStateTable(path);
+    const states = cols.length ? (await conn.runAndReadAll(`SELECT * FROM ${STATE_TABLE} ORDER BY family`)).getRowObjectsJS().map((r) => stateOf(r as Record<string, unknown>)) : [];
+    const held: HeldCopy[] = [];
+    for (const state of states) held.push({ state, ...(await countRows(conn, state)) });
+    return held;
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    throw notADatabase(path, 'DuckDB', err);
+  } finally {
+    conn?.closeSync();
+    instance?.closeSync();
+  }
+}
+
+/** A family's live and marked rows; nulls when its table cannot be read as svc made it. */
+async function countRows(conn: DuckDBConnection, state: SyncState): Promise<{ rows: number | null; deleted: number | null }> {
+  const count = async (where: string): Promise<number | null> => {
+    try {
+      return Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${ident(state.family)}${where}`)).getRowObjectsJS()[0]?.n ?? 0);
+    } catch {
+      return null;
+    }
+  };
+  if (!state.keepDeleted) return { rows: await count(''), deleted: null };
+  return { rows: await count(` WHERE ${ident(DELETED_AT)} IS NULL`), deleted: await count(` WHERE ${ident(DELETED_AT)} IS NOT NULL`) };
+}
+
 export async function openDuckDb(path: string): Promise<SyncStore> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   let instance: DuckDBInstance;
@@ -86,10 +138,8 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
     // Never fetch or load an extension: DuckDB would download one to read, say, a SQLite file given as .duckdb.
     instance = await DuckDBInstance.create(path, { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     conn = await instance.connect();
-    const cols = (await conn.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${STATE_TABLE}' ORDER BY ordinal_position`)).getRowObjectsJS().map((r) => String(r.column_name));
-    if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) {
-      throw new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
-    }
+    const cols = await stateColumns(conn);
+    if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) throw foreignStateTable(path);
     await conn.run(STATE_DDL);
   } catch (err) {
     if (err instanceof SvcError) throw err;

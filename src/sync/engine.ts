@@ -113,7 +113,7 @@ function stateJson(family: string, member: string, text: string): unknown {
   }
 }
 
-function parseFilter(text: string, family = ''): RememberedFilter {
+export function parseFilter(text: string, family = ''): RememberedFilter {
   const v = stateJson(family, 'filter', text) as Partial<RememberedFilter>;
   if (typeof v !== 'object' || v === null || (v.filter !== undefined && !Array.isArray(v.filter)) || (v.filterJson !== undefined && !Array.isArray(v.filterJson))) {
     throw new UsageError(`${family}: the saved sync state's filter is not what svc wrote; add --reset to rebuild the table`);
@@ -122,7 +122,7 @@ function parseFilter(text: string, family = ''): RememberedFilter {
 }
 
 /** How the remembered filter reads in a message. */
-function describeFilter(f: RememberedFilter): string {
+export function describeFilter(f: RememberedFilter): string {
   const parts = [...f.filter.map((x) => `--filter '${x}'`), ...f.filterJson.map((x) => `--filter-json '${x}'`)];
   if (f.search !== undefined) parts.push(`--search '${f.search}'`);
   return parts.length ? parts.join(' ') : 'no filter';

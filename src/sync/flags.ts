@@ -18,6 +18,7 @@ export const syncOptionSpecs: readonly OptionSpec[] = [
   { flags: '--concurrency <n>', help: 'fetch this many ID ranges in parallel, written in ID order (default 1, at most 32)' },
   { flags: '--progress', help: 'show the progress line on stderr even when it is not a terminal' },
   { flags: '--quiet', help: 'no progress line, even on a terminal' },
+  { flags: '--status', help: 'show what the copy holds (rows, cursor, last run, remembered filter) without asking the service' },
 ];
 
 export interface SyncFlags {
@@ -31,6 +32,25 @@ export interface SyncFlags {
   readonly concurrency: number;
   readonly progress: boolean;
   readonly quiet: boolean;
+  /** --status: read the copy and show its state; nothing is synced. */
+  readonly status: boolean;
+}
+
+/** The flags that change what a run does, refused beside --status (which only reads the copy). */
+const RUN_FLAGS: readonly (readonly [string, string])[] = [
+  ['lag', '--lag'],
+  ['reconcileEvery', '--reconcile-every'],
+  ['keepDeleted', '--keep-deleted'],
+  ['reset', '--reset'],
+  ['pageSize', '--page-size'],
+  ['concurrency', '--concurrency'],
+  ['progress', '--progress'],
+  ['quiet', '--quiet'],
+];
+
+/** A usage error for a flag given with --status. */
+export function refusedWithStatus(flag: string): UsageError {
+  return new UsageError(`--status only reads the copy and syncs nothing, so it takes no ${flag}; run without --status to sync`);
 }
 
 /** The lag in whole seconds: a duration, or 0. */
@@ -47,6 +67,9 @@ export function toSyncFlags(flags: CommandInput['flags']): SyncFlags {
   const every = str(flags, 'reconcileEvery');
   const pageSize = str(flags, 'pageSize');
   const concurrency = str(flags, 'concurrency');
+  const status = bool(flags, 'status');
+  const given = RUN_FLAGS.find(([key]) => flags[key] !== undefined && flags[key] !== false);
+  if (status && given) throw refusedWithStatus(given[1]);
   if (bool(flags, 'progress') && bool(flags, 'quiet')) throw new UsageError('--progress and --quiet say opposite things; give one');
   return {
     into,
@@ -58,5 +81,6 @@ export function toSyncFlags(flags: CommandInput['flags']): SyncFlags {
     concurrency: concurrency ? parseCount('--concurrency', concurrency, 1, 32) : 1,
     progress: bool(flags, 'progress'),
     quiet: bool(flags, 'quiet'),
+    status,
   };
 }

@@ -7,7 +7,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
-import { heldWhere, ID_INDEX, notADatabase, STATE_TABLE, type SyncState, type SyncStore, type Upserted } from './store.js';
+import { heldWhere, ID_INDEX, notADatabase, STATE_TABLE, type HeldCopy, type SyncState, type SyncStore, type Upserted } from './store.js';
 
 const TYPES: Readonly<Record<ColumnKind, string>> = {
   smallint: 'INTEGER',
@@ -197,6 +197,48 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     },
   };
   return store;
+}
+
+/**
+ * What a copy holds, read through a read-only connection: nothing is made or
+ * changed (no state table in a database that has none, no index), and a sync
+ * writing meanwhile is not disturbed (WAL readers see its last commit).
+ */
+export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
+  const { default: Database } = await import('better-sqlite3');
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw notADatabase(path, 'SQLite', err);
+  }
+  try {
+    let states: SyncState[];
+    try {
+      checkStateTable(db, path);
+      const there = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(STATE_TABLE) !== undefined;
+      states = there ? (db.prepare(`SELECT * FROM ${STATE_TABLE} ORDER BY family`).all() as Record<string, unknown>[]).map(stateOf) : [];
+    } catch (err) {
+      if (err instanceof SvcError) throw err;
+      throw notADatabase(path, 'SQLite', err);
+    }
+    return states.map((state) => ({ state, ...countRows(db, state) }));
+  } finally {
+    db.close();
+  }
+}
+
+/** A family's live and marked rows; nulls when its table cannot be read as svc made it. */
+function countRows(db: Db, state: SyncState): { rows: number | null; deleted: number | null } {
+  const count = (where: string): number | null => {
+    try {
+      return Number(db.prepare(`SELECT count(*) FROM ${ident(state.family)}${where}`).pluck().get());
+    } catch {
+      return null;
+    }
+  };
+  if (!state.keepDeleted) return { rows: count(''), deleted: null };
+  return { rows: count(` WHERE ${ident(DELETED_AT)} IS NULL`), deleted: count(` WHERE ${ident(DELETED_AT)} IS NOT NULL`) };
 }
 
 /** Refuses a database whose state table is not svc's (a table of that name with other columns). */

@@ -8,6 +8,7 @@ import { extname } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import { DELETED_AT, ident, type ColumnPlan } from './columns.js';
+import { shown } from '../util/shown.js';
 
 /** The table svc keeps its state in, beside the families' tables. */
 export const STATE_TABLE = '_svc_sync';
@@ -43,6 +44,15 @@ export interface SyncState {
   readonly runsSinceReconcile: number;
   /** When the state last changed (Unix seconds). */
   readonly updatedAt: number;
+}
+
+/** A family a copy holds, as read without writing (`--status`, and `svc sync` without families). */
+export interface HeldCopy {
+  readonly state: SyncState;
+  /** Live rows in its table; null when the table cannot be counted (dropped or changed by hand). */
+  readonly rows: number | null;
+  /** Rows marked deleted (--keep-deleted); null without --keep-deleted or when not countable. */
+  readonly deleted: number | null;
 }
 
 /** What an upsert did: records new to the copy, and records whose values changed. */
@@ -105,7 +115,7 @@ export function engineOf(path: string): 'sqlite' | 'duckdb' {
 /** The first line of an engine's error, short, without control characters. */
 function firstLine(err: unknown): string {
   const text = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-  return (text.length > 300 ? `${text.slice(0, 300)}…` : text).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  return shown(text, 300);
 }
 
 /** The target is held by another program (a write transaction in SQLite, DuckDB's file lock): exit 1 saying so; undefined for any other error. */

@@ -6,6 +6,7 @@ import { toSyncFlags, type SyncFlags } from '../../sync/flags.js';
 import { didYouMean } from '../../util/suggest.js';
 
 export interface SyncAllOptions {
+  /** The families named; none: every family the target holds. */
   readonly families: readonly ResourceFamily[];
   readonly sync: SyncFlags;
 }
@@ -13,7 +14,6 @@ export interface SyncAllOptions {
 export function toSyncAllOptions(input: CommandInput): SyncAllOptions {
   const raw = input.args[0];
   const names = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
-  if (names.length === 0) throw new UsageError('svc sync needs the families to copy: svc sync --into copy.sqlite accounts contacts');
   const families: ResourceFamily[] = [];
   for (const name of names) {
     const family = findFamily(name);

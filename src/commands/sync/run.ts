@@ -1,18 +1,48 @@
-/** `svc sync --into TARGET FAMILY…`: each family in turn with its remembered settings; an array of summaries. */
+/**
+ * `svc sync --into TARGET [FAMILY…]`: each family in turn with its remembered
+ * settings (none named: every family the target holds); an array of
+ * summaries. With --status, what the target holds, without asking the service.
+ */
+import { existsSync } from 'node:fs';
+import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { runSync } from '../records/sync-run.js';
 import type { SyncAllOptions } from './options.js';
 
 export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<void> {
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
-  const command = `svc sync --into ${opts.sync.into} ${opts.families.map((f) => f.name).join(' ')}`;
+  const { into } = opts.sync;
+  if (opts.sync.status) {
+    const [{ readTarget, pickHeld }, { familyStatus, statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
+    const held = await readTarget(into);
+    const shown = opts.families.length ? pickHeld(into, held, opts.families.map((f) => f.name)) : held;
+    await ctx.emit(statusesView(shown.map(familyStatus)));
+    return;
+  }
+  const families = opts.families.length ? opts.families : await heldFamilies(into);
+  const command = `svc sync --into ${into} ${families.map((f) => f.name).join(' ')}`;
   const summaries = await runSync(ctx, opts.sync, command, (compile) =>
-    opts.families.map((family) => ({
+    families.map((family) => ({
       family,
       given: opts.sync.keepDeleted ? { keepDeleted: true } : {},
       compile: (settings) => compile(family, settings),
     })),
   );
   if (summaries) await ctx.emit((await import('../../sync/run-target.js')).summariesView(summaries));
+}
+
+/** Every family the target holds, in name order; exit 2 when it holds none (or is not there). */
+async function heldFamilies(into: string): Promise<ResourceFamily[]> {
+  const [{ readTarget }, { checkTarget }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/target.js')]);
+  checkTarget(into);
+  if (!existsSync(into)) throw new UsageError(`${into} does not exist yet; name the families to copy into it: svc sync --into ${into} accounts contacts`);
+  const held = await readTarget(into);
+  if (!held.length) throw new UsageError(`${into} holds no copy yet; name the families to copy: svc sync --into ${into} accounts contacts`);
+  return held.map(({ state }) => {
+    const family = findFamily(state.family);
+    if (!family) throw new SvcError(`${into} keeps a copy named '${shown(state.family, 60)}', which is not a family svc knows (its state was edited?); name the families to sync`);
+    return family;
+  });
 }

@@ -13,6 +13,7 @@ const NOTES = [
   'The filter, --fields and --keep-deleted are remembered in the target (table _svc_sync) with the cursor,',
   "in the same transaction as the data: a run without them uses the remembered ones. A crash leaves the",
   'copy at a committed page; run again to converge. A second sync into the same file refuses (exit 1).',
+  '--status shows what the copy holds (rows, last run, cursor, remembered filter) without asking the service.',
   `Exit codes: ${ExitCode.ok} done, ${ExitCode.failure} failed, ${ExitCode.usage} bad usage, ${ExitCode.interrupted} interrupted.`,
 ].join('\n');
 
@@ -28,6 +29,7 @@ export const syncVerb: VerbCommand<'sync'> = {
       `svc ${family.name} sync --into copy.duckdb --filter 'type = CUSTOMER' --fields ID,lastname,lastmodified`,
       `svc ${family.name} sync --into copy.sqlite -o json   # in cron: one summary line`,
       `svc ${family.name} sync --into copy.sqlite --reset --filter 'type = SUPPLIER'   # change the remembered filter`,
+      `svc ${family.name} sync --into copy.sqlite --status`,
     ],
     toOptions: ({ flags }) => toSyncOptions(family, flags),
     run: async (opts, ctx) => (await import('./run.js')).runSyncCommand(opts, ctx),

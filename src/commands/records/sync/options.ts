@@ -3,7 +3,7 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { str } from '../../../cli/command.js';
 import { findFamily } from '../../../catalogue/index.js';
 import { parseFields } from '../../../records/query-body.js';
-import { toSyncFlags, type SyncFlags } from '../../../sync/flags.js';
+import { refusedWithStatus, toSyncFlags, type SyncFlags } from '../../../sync/flags.js';
 import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
 
 export interface SyncOptions extends FilterOptions {
@@ -16,10 +16,14 @@ export interface SyncOptions extends FilterOptions {
 export function toSyncOptions(family: ResourceFamily, flags: Readonly<Record<string, unknown>>): SyncOptions {
   const fields = str(flags, 'fields');
   if (fields !== undefined && fields.trim() !== '') parseFields(family, fields, findFamily);
-  return {
-    ...toFilterOptions(flags),
-    family,
-    ...(fields !== undefined ? { fields: fields.trim() } : {}),
-    sync: toSyncFlags(flags),
-  };
+  const filters = toFilterOptions(flags);
+  const sync = toSyncFlags(flags);
+  if (sync.status) {
+    // What the copy remembers is shown, never changed: a filter or fields given beside --status would say otherwise.
+    const given = filters.filter.length || filters.filterJson.length || filters.filterFile !== undefined || filters.search !== undefined || filters.tz !== undefined;
+    if (given) throw refusedWithStatus('filter flags (the remembered ones are shown)');
+    if (fields !== undefined) throw refusedWithStatus('--fields (the remembered ones are shown)');
+    if (filters.explain || filters.printRequest) throw refusedWithStatus(filters.explain ? '--explain' : '--print-request');
+  }
+  return { ...filters, family, ...(fields !== undefined ? { fields: fields.trim() } : {}), sync };
 }

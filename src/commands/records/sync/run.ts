@@ -27,6 +27,12 @@ export async function runSyncCommand(opts: SyncOptions, ctx: Context): Promise<v
   const { deps } = ctx;
   const { family } = opts;
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
+  if (opts.sync.status) {
+    const [{ readTarget, pickHeld }, { familyStatus, statusView }] = await Promise.all([import('../sync-held.js'), import('../../../sync/status.js')]);
+    const [held] = pickHeld(opts.sync.into, await readTarget(opts.sync.into), [family.name]);
+    if (held) await ctx.emit(statusView(familyStatus(held)));
+    return;
+  }
   const filter = await givenFilter(opts, ctx);
   const build = (f: typeof family, o: Parameters<typeof buildFilter>[1]): ReturnType<typeof buildFilter> => buildFilter(f, o, ctx);
   const [{ compileSettings }, { summaryView }] = await Promise.all([import('../../../sync/compile.js'), import('../../../sync/run-target.js')]);

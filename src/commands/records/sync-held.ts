@@ -1,0 +1,29 @@
+/**
+ * What `svc <family> sync` and `svc sync` read from a target without syncing:
+ * the families it holds (`--status`, and `svc sync --into FILE` without
+ * families, which keeps every family the file holds in step). Read-only:
+ * nothing is made, not even in a file that holds no copy.
+ */
+import { existsSync } from 'node:fs';
+import { SvcError, UsageError } from '../../errors.js';
+import { readHeld } from '../../sync/open.js';
+import type { HeldCopy } from '../../sync/store.js';
+import { checkTarget } from '../../sync/target.js';
+import { shown } from '../../util/shown.js';
+
+/** The families the target holds, by name; exit 2 when the target is not there (or not a file svc can use). */
+export async function readTarget(into: string): Promise<HeldCopy[]> {
+  checkTarget(into);
+  if (!existsSync(into)) throw new UsageError(`--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
+  return readHeld(into);
+}
+
+/** The held copy of each named family; exit 1 naming the first the target does not hold. */
+export function pickHeld(into: string, held: readonly HeldCopy[], names: readonly string[]): HeldCopy[] {
+  return names.map((name) => {
+    const found = held.find((h) => h.state.family === name);
+    if (found) return found;
+    const has = held.length ? `it holds ${shown(held.map((h) => h.state.family).join(', '))}` : 'it holds none';
+    throw new SvcError(`${into} holds no copy of ${name} (${has}); make one with svc ${name} sync --into ${into}`);
+  });
+}
