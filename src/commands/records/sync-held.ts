@@ -11,10 +11,10 @@ import type { HeldCopy } from '../../sync/store.js';
 import { checkTarget } from '../../sync/target.js';
 import { shown } from '../../util/shown.js';
 
-/** The families the target holds, by name; exit 2 when the target is not there (or not a file svc can use). */
-export async function readTarget(into: string): Promise<HeldCopy[]> {
+/** The families the target holds, by name; exit 2 (with `missing` when given) when the target is not there, or not a file svc can use. */
+export async function readTarget(into: string, missing?: string): Promise<HeldCopy[]> {
   checkTarget(into);
-  if (!existsSync(into)) throw new UsageError(`--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
+  if (!existsSync(into)) throw new UsageError(missing ?? `--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
   return readHeld(into);
 }
 

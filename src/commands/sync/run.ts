@@ -3,7 +3,6 @@
  * settings (none named: every family the target holds); an array of
  * summaries. With --status, what the target holds, without asking the service.
  */
-import { existsSync } from 'node:fs';
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import { SvcError, UsageError } from '../../errors.js';
@@ -17,8 +16,8 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
   if (opts.sync.status) {
     const [{ readTarget, pickHeld }, { familyStatus, statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
     const held = await readTarget(into);
-    const shown = opts.families.length ? pickHeld(into, held, opts.families.map((f) => f.name)) : held;
-    await ctx.emit(statusesView(shown.map(familyStatus)));
+    const chosen = opts.families.length ? pickHeld(into, held, opts.families.map((f) => f.name)) : held;
+    await ctx.emit(statusesView(chosen.map(familyStatus)));
     return;
   }
   const families = opts.families.length ? opts.families : await heldFamilies(into);
@@ -35,10 +34,8 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
 
 /** Every family the target holds, in name order; exit 2 when it holds none (or is not there). */
 async function heldFamilies(into: string): Promise<ResourceFamily[]> {
-  const [{ readTarget }, { checkTarget }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/target.js')]);
-  checkTarget(into);
-  if (!existsSync(into)) throw new UsageError(`${into} does not exist yet; name the families to copy into it: svc sync --into ${into} accounts contacts`);
-  const held = await readTarget(into);
+  const { readTarget } = await import('../records/sync-held.js');
+  const held = await readTarget(into, `${into} does not exist yet; name the families to copy into it: svc sync --into ${into} accounts contacts`);
   if (!held.length) throw new UsageError(`${into} holds no copy yet; name the families to copy: svc sync --into ${into} accounts contacts`);
   return held.map(({ state }) => {
     const family = findFamily(state.family);

@@ -108,7 +108,7 @@ describe.each(['sqlite', 'duckdb'])('sync --status and svc sync without families
     // Without families: every family held, in name order, each with what it remembers.
     const fresh = await create(s, 'accounts', { lastname: 'Status customer', currency: 'EUR', type: 1 });
     const someContact = Number((await readCopy(target, 'contacts')).rows[0]?.ID);
-    await update(s, 'contacts', someContact, { city: 'Basel' });
+    await update(s, 'contacts', someContact, { city: `Basel ${engine}` });
     await remove(s, 'contacts', doomed);
     const synced = await run(['sync', '--into', target, '-o', 'json']);
     expect(synced.code, synced.stderr).toBe(0);
