@@ -72,6 +72,7 @@ export function renderTable(columns: readonly Column[], rows: readonly Row[], op
 /** Renders label/value pairs as aligned "Label:  value" lines. */
 export function renderDetails(pairs: readonly (readonly [string, string])[], opts: TableOptions): string {
   const chalk = new Chalk({ level: opts.color ? 1 : 0 });
-  const pad = Math.max(0, ...pairs.map(([k]) => k.length)) + 1;
-  return pairs.map(([k, v]) => `${chalk.bold(`${k}:`.padEnd(pad))}  ${v}\n`).join('');
+  const lines = pairs.map(([k, v]) => [flat(k), flat(v)] as const);
+  const pad = Math.max(0, ...lines.map(([k]) => k.length)) + 1;
+  return lines.map(([k, v]) => `${chalk.bold(`${k}:`.padEnd(pad))}  ${v}\n`).join('');
 }

@@ -116,6 +116,9 @@ export async function readDuckDbCopy(path: string): Promise<HeldCopy[]> {
 
 /** A family's live and marked rows; nulls when its table cannot be read as svc made it. */
 async function countRows(conn: DuckDBConnection, state: SyncState): Promise<{ rows: number | null; deleted: number | null }> {
+  // Only a table of the family's name is counted: a view of that name could run for ever.
+  const table = await conn.runAndReadAll(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ${literal(state.family)} AND table_type = 'BASE TABLE'`);
+  if (table.getRowObjectsJS().length === 0) return { rows: null, deleted: null };
   const count = async (where: string): Promise<number | null> => {
     try {
       return Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${ident(state.family)}${where}`)).getRowObjectsJS()[0]?.n ?? 0);

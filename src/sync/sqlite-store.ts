@@ -4,6 +4,7 @@
  * process. Money has no exact type in SQLite: it is stored as REAL, which
  * holds the double the service keeps exactly (see columns.ts).
  */
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
@@ -199,18 +200,38 @@ export async function openSqlite(path: string): Promise<SyncStore> {
   return store;
 }
 
+/** Whether a SQLite file's header says WAL (its bytes 18 and 19 are 2), read as bytes, not opened as a database. */
+function walHeader(path: string): boolean {
+  const head = Buffer.alloc(20);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    return readSync(fd, head, 0, 20, 0) === 20 && head[18] === 2 && head[19] === 2;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
- * What a copy holds, read through a read-only connection: nothing is made or
- * changed (no state table in a database that has none, no index), and a sync
- * writing meanwhile is not disturbed (WAL readers see its last commit).
+ * What a copy holds, read without writing: nothing is made in the file (no
+ * state table in a database that has none, no index), and a sync writing
+ * meanwhile is not disturbed (WAL readers see its last commit). A WAL copy
+ * closed cleanly has no -wal or -shm; a read-only connection would make both
+ * and, unable to checkpoint, leave them behind. So such a copy is read
+ * through a read-write connection kept from writing (query_only), which
+ * removes them as it closes, as the last sync did. A busy file is refused at
+ * once (as a sync refuses it), never after a wait.
  */
 export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
   const { default: Database } = await import('better-sqlite3');
+  const clean = walHeader(path) && !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
   let db: Db;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = openQuiet(Database, path, clean);
   } catch (err) {
-    throw notADatabase(path, 'SQLite', err);
+    throw unreadable(path, err);
   }
   try {
     let states: SyncState[];
@@ -219,8 +240,7 @@ export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
       const there = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(STATE_TABLE) !== undefined;
       states = there ? (db.prepare(`SELECT * FROM ${STATE_TABLE} ORDER BY family`).all() as Record<string, unknown>[]).map(stateOf) : [];
     } catch (err) {
-      if (err instanceof SvcError) throw err;
-      throw notADatabase(path, 'SQLite', err);
+      throw unreadable(path, err);
     }
     return states.map((state) => ({ state, ...countRows(db, state) }));
   } finally {
@@ -228,8 +248,34 @@ export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
   }
 }
 
+/** Why a copy could not be read, in one line (exit 1): a write to roll back first, in use, or not a database. */
+function unreadable(path: string, err: unknown): SvcError {
+  if (err instanceof SvcError) return err;
+  if ((err as { code?: unknown } | null)?.code === 'SQLITE_READONLY_ROLLBACK') {
+    return new SvcError(`${path} holds a write that was interrupted (its -journal file), which must be rolled back before it can be read; run a sync into it, or open it once with sqlite3, then ask again`);
+  }
+  return notADatabase(path, 'SQLite', err);
+}
+
+/** A connection that cannot write: read-write with query_only for a cleanly closed WAL copy (read-only where that is refused), read-only otherwise. */
+function openQuiet(Database: typeof import('better-sqlite3'), path: string, clean: boolean): Db {
+  if (clean) {
+    try {
+      const db = new Database(path, { fileMustExist: true, timeout: 0 });
+      db.pragma('query_only = ON');
+      return db;
+    } catch {
+      // A read-only file or directory: read-only it is (its side files may then stay).
+    }
+  }
+  return new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+}
+
 /** A family's live and marked rows; nulls when its table cannot be read as svc made it. */
 function countRows(db: Db, state: SyncState): { rows: number | null; deleted: number | null } {
+  // Only a table of the family's name is counted: a view of that name could run for ever (better-sqlite3 cannot be interrupted).
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? AND sql NOT LIKE 'CREATE VIRTUAL%'`).get(state.family);
+  if (!table) return { rows: null, deleted: null };
   const count = (where: string): number | null => {
     try {
       return Number(db.prepare(`SELECT count(*) FROM ${ident(state.family)}${where}`).pluck().get());
