@@ -75,6 +75,11 @@ function stagedText(kind: ColumnKind, cell: string | number | null): string | nu
   return typeof cell === 'number' ? String(cell) : cell;
 }
 
+/** A file of 0 bytes (made with touch, or by a tool that reserves the name): a new database to DuckDB's eyes, which refuses it. */
+function isEmptyFile(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.size === 0;
+}
+
 /** The state table's columns as the database has them (none: no such table). */
 async function stateColumns(conn: DuckDBConnection): Promise<string[]> {
   const rows = (await conn.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${STATE_TABLE}' ORDER BY ordinal_position`)).getRowObjectsJS();
@@ -92,7 +97,7 @@ function foreignStateTable(path: string): SvcError {
  */
 export async function readDuckDbCopy(path: string): Promise<HeldCopy[]> {
   // An empty file is a new database to sync (see openDuckDb): it holds nothing yet.
-  if (lstatSync(path, { throwIfNoEntry: false })?.size === 0) return [];
+  if (isEmptyFile(path)) return [];
   const { DuckDBInstance } = await import('@duckdb/node-api');
   let instance: DuckDBInstance | undefined;
   let conn: DuckDBConnection | undefined;
@@ -137,7 +142,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
   try {
     // An empty file (made with touch, or by a tool that reserves the name) is a new database, as it is to SQLite;
     // DuckDB refuses one, so it goes first: it holds nothing to lose.
-    if (lstatSync(path, { throwIfNoEntry: false })?.size === 0) unlinkSync(path);
+    if (isEmptyFile(path)) unlinkSync(path);
     // Never fetch or load an extension: DuckDB would download one to read, say, a SQLite file given as .duckdb.
     instance = await DuckDBInstance.create(path, { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     conn = await instance.connect();

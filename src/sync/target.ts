@@ -10,8 +10,8 @@ import { UsageError } from '../errors.js';
 import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
 import { engineOf } from './store.js';
 
-/** Checks the target before it is opened: a usage error (exit 2) naming what it is otherwise. */
-export function checkTarget(path: string): void {
+/** Checks the target before it is opened: a usage error (exit 2) naming what it is otherwise; answers whether the file is there. */
+export function checkTarget(path: string): boolean {
   engineOf(path);
   let st;
   try {
@@ -25,9 +25,9 @@ export function checkTarget(path: string): void {
       throw new UsageError(`--into ${path}: the directory ${dirname(path)} does not exist; create it first`);
     }
     if (!dir.isDirectory()) throw new UsageError(`--into ${path}: ${dirname(path)} is not a directory`);
-    return;
+    return false;
   }
-  if (st.isFile()) return;
+  if (st.isFile()) return true;
   const what = st.isSymbolicLink() ? 'a symbolic link (svc does not write through links: give the file it points to)' : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : 'not a regular file';
   throw new UsageError(`--into ${path} is ${what}; give a database file`);
 }

@@ -31,6 +31,11 @@ export interface FilterOptions {
   readonly printRequest: boolean;
 }
 
+/** Whether any filter flag was given (--filter, --filter-json, --filter-file, --search, --tz). */
+export function filterGiven(f: FilterOptions): boolean {
+  return f.filter.length > 0 || f.filterJson.length > 0 || f.filterFile !== undefined || f.search !== undefined || f.tz !== undefined;
+}
+
 export function toFilterOptions(flags: CommandInput['flags']): FilterOptions {
   const filterFile = str(flags, 'filterFile');
   const search = str(flags, 'search');

@@ -4,7 +4,6 @@
  * families, which keeps every family the file holds in step). Read-only:
  * nothing is made, not even in a file that holds no copy.
  */
-import { existsSync } from 'node:fs';
 import { SvcError, UsageError } from '../../errors.js';
 import { readHeld } from '../../sync/open.js';
 import type { HeldCopy } from '../../sync/store.js';
@@ -13,8 +12,7 @@ import { shown } from '../../util/shown.js';
 
 /** The families the target holds, by name; exit 2 (with `missing` when given) when the target is not there, or not a file svc can use. */
 export async function readTarget(into: string, missing?: string): Promise<HeldCopy[]> {
-  checkTarget(into);
-  if (!existsSync(into)) throw new UsageError(missing ?? `--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
+  if (!checkTarget(into)) throw new UsageError(missing ?? `--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
   return readHeld(into);
 }
 

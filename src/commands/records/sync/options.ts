@@ -4,7 +4,7 @@ import { str } from '../../../cli/command.js';
 import { findFamily } from '../../../catalogue/index.js';
 import { parseFields } from '../../../records/query-body.js';
 import { refusedWithStatus, toSyncFlags, type SyncFlags } from '../../../sync/flags.js';
-import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
+import { filterGiven, toFilterOptions, type FilterOptions } from '../filter-flags.js';
 
 export interface SyncOptions extends FilterOptions {
   readonly family: ResourceFamily;
@@ -20,8 +20,7 @@ export function toSyncOptions(family: ResourceFamily, flags: Readonly<Record<str
   const sync = toSyncFlags(flags);
   if (sync.status) {
     // What the copy remembers is shown, never changed: a filter or fields given beside --status would say otherwise.
-    const given = filters.filter.length || filters.filterJson.length || filters.filterFile !== undefined || filters.search !== undefined || filters.tz !== undefined;
-    if (given) throw refusedWithStatus('filter flags (the remembered ones are shown)');
+    if (filterGiven(filters)) throw refusedWithStatus('filter flags (the remembered ones are shown)');
     if (fields !== undefined) throw refusedWithStatus('--fields (the remembered ones are shown)');
     if (filters.explain || filters.printRequest) throw refusedWithStatus(filters.explain ? '--explain' : '--print-request');
   }

@@ -8,14 +8,13 @@
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
 import type { RememberedFilter } from '../../../sync/engine.js';
-import { buildFilter, filterMemberOf, readFilterFile } from '../filter-flags.js';
+import { buildFilter, filterGiven, filterMemberOf, readFilterFile } from '../filter-flags.js';
 import type { SyncOptions } from './options.js';
 import { runSync } from '../sync-run.js';
 
 /** The filter flags of this run, or undefined when none was given (the remembered ones apply). */
 async function givenFilter(opts: SyncOptions, ctx: Context): Promise<RememberedFilter | undefined> {
-  const any = opts.filter.length || opts.filterJson.length || opts.filterFile !== undefined || opts.search !== undefined || opts.tz !== undefined;
-  if (!any) return undefined;
+  if (!filterGiven(opts)) return undefined;
   const filterJson = [...opts.filterJson];
   if (opts.filterFile !== undefined) {
     filterJson.push((await readFilterFile(opts.filterFile, ctx)).trim());
