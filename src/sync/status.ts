@@ -8,6 +8,20 @@ import { isoSeconds } from '../util/expiry.js';
 import { describeFilter, parseFilter, type RememberedFilter } from './engine.js';
 import type { HeldCopy } from './store.js';
 
+/**
+ * The sync running into the target as `--status` read it: the holder its lock
+ * names (null members: the lock does not say). The lock covers the file, not
+ * a family: the same for each family shown.
+ */
+export interface SyncRunning {
+  readonly pid: number | null;
+  readonly host: string | null;
+  /** When it took the lock (Unix seconds). */
+  readonly since: number | null;
+  /** Its command line. */
+  readonly command: string | null;
+}
+
 /** One family's state as `--status` shows it. */
 export interface FamilyStatus {
   readonly family: string;
@@ -29,9 +43,12 @@ export interface FamilyStatus {
   readonly fields: string;
   readonly keepDeleted: boolean;
   readonly svcVersion: string;
+  /** The sync running into the target as it was read (null: none). */
+  readonly running: SyncRunning | null;
 }
 
-export function familyStatus(held: HeldCopy): FamilyStatus {
+/** A family's status from its held copy, and the sync running into the target (null: none). */
+export function familyStatus(held: HeldCopy, running: SyncRunning | null = null): FamilyStatus {
   const { state } = held;
   let filter: RememberedFilter | string;
   try {
@@ -54,6 +71,7 @@ export function familyStatus(held: HeldCopy): FamilyStatus {
     fields: state.fields,
     keepDeleted: state.keepDeleted,
     svcVersion: state.svcVersion,
+    running,
   };
 }
 

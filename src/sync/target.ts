@@ -7,7 +7,8 @@
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import { acquireLock, type HeldLock, type LockProcesses } from '../util/file-lock.js';
+import { acquireLock, lockHolder, type HeldLock, type LockOwner, type LockProcesses } from '../util/file-lock.js';
+import type { SyncRunning } from './status.js';
 import { engineOf } from './store.js';
 
 /** Checks the target before it is opened: a usage error (exit 2) naming what it is otherwise; answers whether the file is there. */
@@ -41,4 +42,25 @@ export function syncLockPath(path: string): string {
 export function lockSyncTarget(path: string, command: string, processes: LockProcesses | undefined, now: () => number): HeldLock {
   const refusal = (holder: string): string => `another sync into ${path} is running (${holder}); wait for it to end, or stop it and run this again`;
   return acquireLock(syncLockPath(path), command, processes, now, refusal);
+}
+
+/**
+ * The sync running into the target, from its lock, read without taking it:
+ * null when there is none, or its holder is gone; with the holder `owner`
+ * names (undefined when the lock does not say).
+ */
+export function runningSync(path: string, processes: LockProcesses | undefined): { running: SyncRunning; owner: LockOwner | undefined } | null {
+  const held = lockHolder(syncLockPath(path), processes);
+  if (!held) return null;
+  const { owner } = held;
+  const since = owner ? Date.parse(owner.since) : NaN;
+  return {
+    owner,
+    running: {
+      pid: owner?.pid ?? null,
+      host: owner?.host ?? null,
+      since: Number.isFinite(since) ? Math.floor(since / 1000) : null,
+      command: owner?.what ?? null,
+    },
+  };
 }

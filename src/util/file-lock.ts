@@ -94,8 +94,24 @@ function isStale(owner: LockOwner | undefined, procs: LockProcesses | undefined)
   return owner.pid !== procs.pid && !procs.isAlive(owner.pid);
 }
 
+/**
+ * Who holds the lock at `path`, read without taking it: undefined when there
+ * is no lock, or its holder is known to be gone (the next taker removes it);
+ * `{ owner: undefined }` when the file does not say (not svc's, or unreadable).
+ */
+export function lockHolder(path: string, procs: LockProcesses | undefined): { owner: LockOwner | undefined } | undefined {
+  let seen;
+  try {
+    seen = readOwner(path);
+  } catch {
+    return undefined; // the folder cannot be read: neither can the target, which says so
+  }
+  if (!seen || isStale(seen.owner, procs)) return undefined;
+  return { owner: seen.owner };
+}
 
-function describeOwner(owner: LockOwner | undefined): string {
+/** The holder, for messages: "pid 42 on host ('svc …', since …)"; the host only when it is another machine. */
+export function describeOwner(owner: LockOwner | undefined): string {
   if (!owner) return 'another process; the lock file does not say which: remove it if no export is running';
   const where = owner.host === hostname() ? '' : ` on ${shown(owner.host, 100)}`;
   return `pid ${owner.pid ?? 'unknown'}${where} ('${shown(owner.what)}', since ${shown(owner.since, 40)})`;

@@ -4,10 +4,13 @@
  * families, which keeps every family the file holds in step). Read-only:
  * nothing is made, not even in a file that holds no copy.
  */
+import type { Context } from '../../cli/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { readHeld } from '../../sync/open.js';
+import type { SyncRunning } from '../../sync/status.js';
 import type { HeldCopy } from '../../sync/store.js';
-import { checkTarget } from '../../sync/target.js';
+import { checkTarget, runningSync, syncLockPath } from '../../sync/target.js';
+import { describeOwner, lockProcessesOf } from '../../util/file-lock.js';
 import { shown } from '../../util/shown.js';
 
 /** The families the target holds, by name; exit 2 (with `missing` when given) when the target is not there, or not a file svc can use. */
@@ -24,4 +27,17 @@ export function pickHeld(into: string, held: readonly HeldCopy[], names: readonl
     const has = held.length ? `it holds ${shown(held.map((h) => h.state.family).join(', '))}` : 'it holds none';
     throw new SvcError(`${into} holds no copy of ${name} (${has}); make one with svc ${name} sync --into ${into}`);
   });
+}
+
+/**
+ * The sync running into the target, if its lock names a live holder (or one
+ * svc cannot check), said on stderr too: what --status shows is then what
+ * that run has committed so far.
+ */
+export function runningInto(into: string, ctx: Context): SyncRunning | null {
+  const found = runningSync(into, lockProcessesOf(ctx.deps.processes));
+  if (!found) return null;
+  const who = found.owner ? `is running (${describeOwner(found.owner)})` : `may be running (${syncLockPath(into)} does not say which process holds it)`;
+  ctx.deps.stderr.write(`svc: a sync into ${shown(into)} ${who}; shown is what it has committed so far\n`);
+  return found.running;
 }

@@ -14,10 +14,11 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
   const { into } = opts.sync;
   if (opts.sync.status) {
-    const [{ readTarget, pickHeld }, { familyStatus, statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
+    const [{ readTarget, pickHeld, runningInto }, { familyStatus, statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
     const held = await readTarget(into);
     const chosen = opts.families.length ? pickHeld(into, held, opts.families.map((f) => f.name)) : held;
-    await ctx.emit(statusesView(chosen.map(familyStatus)));
+    const running = runningInto(into, ctx);
+    await ctx.emit(statusesView(chosen.map((h) => familyStatus(h, running))));
     return;
   }
   const families = opts.families.length ? opts.families : await heldFamilies(into);

@@ -6,7 +6,9 @@
  * step. Hostile targets: missing, not a database, a state table edited by
  * hand (unknown or hostile family names, a filter that is not JSON).
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { syncVerb } from '../../../src/commands/records/sync/command.js';
 import { UsageError } from '../../../src/errors.js';
 import { sandboxCli, svc } from '../../helpers/cli.js';
 import { create, readCopy, remove, tempDir, update } from '../../sync/support.js';
+import { signalProcesses } from '../../watch/support.js';
 
 const { sandbox, run } = sandboxCli();
 
@@ -90,6 +93,7 @@ describe.each(['sqlite', 'duckdb'])('sync --status and svc sync without families
       fields: 'ID,lastname,type,lastmodified',
       keepDeleted: false,
       svcVersion: copy.state.svc_version,
+      running: null,
     });
     expect(statuses[1]).toMatchObject({ family: 'contacts', rows: (await readCopy(target, 'contacts')).rows.length, deleted: 0, keepDeleted: true, fields: '' });
 
@@ -196,5 +200,89 @@ describe('sync --status on a state table edited by hand (SQLite)', () => {
     expect(readFileSync(target).equals(before)).toBe(true);
     // The family named still syncs.
     expect((await run(['sync', '--into', target, 'accounts'])).code).toBe(0);
+  }, 60_000);
+});
+
+/** A process of Node's that runs until killed, and its pid; or, with `exited`, one that has ended. */
+async function nodeProcess(exited: boolean): Promise<{ pid: number; kill(): void }> {
+  const child = spawn(process.execPath, ['-e', exited ? '0' : 'process.stdout.write("up"); setInterval(() => {}, 1e6)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('no pid');
+  if (exited) await new Promise((r) => child.on('close', r));
+  else await new Promise((r) => child.stdout.once('data', r));
+  return { pid, kill: () => void child.kill('SIGKILL') };
+}
+
+describe('sync --status while a sync runs (SQLite)', () => {
+  it('names the run that holds the file, on stderr and as running in the JSON; what it has committed is shown', async () => {
+    const s = sandbox();
+    const target = join(tempDir(), 'busy.sqlite');
+    let queries = 0;
+    // The first sync held at its eighth request of accounts: five pages of two, a transaction, are in the copy.
+    const stalled = new Promise<void>((resolve) => {
+      s.sandbox.hooks.onArrival = (method, url) => {
+        if (method !== 'POST' || !url.includes('/api/v1/accounts') || ++queries !== 8) return;
+        s.sandbox.hooks.failNext({ fault: { delayMs: 60_000 } });
+        resolve();
+      };
+    });
+    const processes = signalProcesses();
+    const syncing = run(['accounts', 'sync', '--into', target, '--page-size', '2', '--concurrency', '1'], { processes });
+    await Promise.race([stalled, syncing.then((r) => Promise.reject(new Error(`the sync ended first: ${r.stderr}`)))]);
+
+    const during = await offline(['sync', '--into', target, '--status', '-o', 'json']);
+    expect(during.code, during.stderr).toBe(0);
+    const note = new RegExp(`^svc: a sync into .*busy\\.sqlite is running \\(pid ${process.pid} \\('svc accounts sync --into .*busy\\.sqlite', since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\\); shown is what it has committed so far\\n$`);
+    expect(during.stderr).toMatch(note);
+    const [status] = JSON.parse(during.stdout) as Record<string, unknown>[];
+    expect(status).toMatchObject({ family: 'accounts', phase: 'initial', running: { pid: process.pid, host: hostname(), command: `svc accounts sync --into ${target}` } });
+    expect(Number(status?.rows)).toBeGreaterThanOrEqual(10);
+    const since = Number((status?.running as { since: number }).since);
+    expect(Math.abs(since - Date.now() / 1000)).toBeLessThan(300);
+    const lines = await offline(['accounts', 'sync', '--into', target, '--status'], true);
+    expect(lines.stderr).toMatch(note);
+    expect(lines.stdout).toMatch(/^state: +first pass, up to ID \d+$/m);
+
+    processes.raise('SIGINT');
+    expect((await syncing).code).toBe(130);
+    const after = await offline(['sync', '--into', target, '--status', '-o', 'json']);
+    expect(after.stderr).toBe('');
+    expect((JSON.parse(after.stdout) as Record<string, unknown>[])[0]).toMatchObject({ running: null });
+  }, 60_000);
+
+  it('another process holding the lock is named; a lock left by a process that ended is not; one that does not say is', async () => {
+    const target = join(tempDir(), 'locked.sqlite');
+    expect((await run(['accounts', 'sync', '--into', target])).code).toBe(0);
+    const lock = `${target}.svc-lock`;
+    const status = async () => {
+      const r = await offline(['sync', '--into', target, '--status', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return { stderr: r.stderr, running: (JSON.parse(r.stdout) as Record<string, unknown>[])[0]?.running };
+    };
+    const live = await nodeProcess(false);
+    try {
+      writeFileSync(lock, `${JSON.stringify({ pid: live.pid, host: hostname(), since: '2026-11-24T10:00:00.000Z', what: `svc sync --into ${target}` })}\n`);
+      expect(await status()).toEqual({
+        stderr: expect.stringMatching(new RegExp(`^svc: a sync into .* is running \\(pid ${live.pid} \\('svc sync --into .*', since 2026-11-24T10:00:00.000Z\\)\\); shown is what it has committed so far\\n$`)),
+        running: { pid: live.pid, host: hostname(), since: Date.parse('2026-11-24T10:00:00Z') / 1000, command: `svc sync --into ${target}` },
+      });
+      // Another machine's: svc cannot see its processes, so it is taken as running; the host is named.
+      writeFileSync(lock, JSON.stringify({ pid: 7, host: 'batch-07\u001b[31m', since: 'yesterday', what: 'svc sync' }));
+      const other = await status();
+      expect(other.running).toEqual({ pid: 7, host: 'batch-07\u001b[31m', since: null, command: 'svc sync' });
+      expect(other.stderr).toMatch(/^svc: a sync into .* is running \(pid 7 on batch-07\?\[31m \('svc sync', since yesterday\)\); /);
+    } finally {
+      live.kill();
+    }
+    const gone = await nodeProcess(true);
+    writeFileSync(lock, JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-11-24T10:00:00.000Z', what: 'svc sync' }));
+    expect(await status()).toEqual({ stderr: '', running: null });
+    writeFileSync(lock, '{"__proto__": {"pid": 1}}');
+    expect(await status()).toEqual({
+      stderr: expect.stringMatching(/^svc: a sync into .* may be running \(.*locked\.sqlite\.svc-lock does not say which process holds it\); shown is what it has committed so far\n$/),
+      running: { pid: null, host: null, since: null, command: null },
+    });
+    // A sync refuses the same lock, as --status reported.
+    expect((await run(['accounts', 'sync', '--into', target])).code).toBe(1);
   }, 60_000);
 });
