@@ -37,6 +37,8 @@ interface CursorJson {
   snapshot: [number, number | null, number | null] | null;
   known: number[];
   window: [number, number, number][];
+  /** The window's edge (absent from files written before it: null). */
+  edge: number | null;
 }
 
 /** Writes the state (atomically, mode 0600): a reader sees the previous state or this one. */
@@ -53,6 +55,7 @@ export function saveCursor(path: string, family: string, query: Fingerprint, sta
     snapshot: state.snapshot ? [state.snapshot.after, state.snapshot.cursor, state.snapshot.low] : null,
     known: state.known.ranges(),
     window: [...state.window].map(([id, e]) => [id, e.lm, e.hash]),
+    edge: state.edge,
   };
   replaceFile(path, `${JSON.stringify(json)}\n`, 0o600);
 }
@@ -90,6 +93,7 @@ export function loadCursor(path: string, family: string, query: Fingerprint): Wa
     sinceReconcile: json.sinceReconcile,
     snapshot: json.snapshot ? { after: json.snapshot[0], cursor: json.snapshot[1], low: json.snapshot[2] } : null,
     window: new Map(json.window.map(([id, lm, hash]): [number, Emitted] => [id, { lm, hash }])),
+    edge: json.edge,
     known: IdSet.fromRanges(json.known),
   };
   return state;
@@ -114,10 +118,12 @@ function asCursorJson(v: unknown, fail: (why: string) => Error): CursorJson {
   if (!isSecondsOrNull(cursor) || !isSecondsOrNull(floor)) throw fail('cursor or floor not a number of seconds');
   if (typeof started !== 'boolean' || !isId(sinceReconcile)) throw fail('started or sinceReconcile of the wrong kind');
   const snapshot = own('snapshot') ?? null;
+  const edge = own('edge') ?? null;
+  if (!isSecondsOrNull(edge) || (edge !== null && !started)) throw fail('edge not a number of seconds of a watch past its first poll');
   if (snapshot !== null && (!Array.isArray(snapshot) || snapshot.length !== 3 || !isId(snapshot[0]) || !isSecondsOrNull(snapshot[1]) || !isSecondsOrNull(snapshot[2]) || started)) {
     throw fail('snapshot not [ID, lastmodified or null, lastmodified or null] of a first poll');
   }
-  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail) };
+  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail), edge };
 }
 
 function checkRanges(v: unknown, fail: (why: string) => Error): number[] {

@@ -128,6 +128,9 @@ async function poll(o: WatchOptions): Promise<void> {
   const local = now ? localClock(() => Math.floor(now() / 1000)) : undefined;
   if (local && s.cursor !== null && local.ahead(s.cursor - o.lagSeconds)) s.cursor = local.now;
   if (local && s.snapshot?.cursor != null && local.ahead(s.snapshot.cursor - o.lagSeconds)) s.snapshot.cursor = local.now;
+  // An edge ahead of the clock (the clock stepped back further than the last poll's lag, or a hand) would keep every
+  // change made now below the bound for good: dropped, at the cost of writing again what a narrower window dropped.
+  if (local && s.edge !== null && local.ahead(s.edge)) s.edge = null;
   const bound = lowerBound(s, o.lagSeconds);
   const opts = { pageSize: o.pageSize, signal: o.signal };
   // A later poll's cursor: the stamps it fetched, each less the time its scan took to that page (one ahead of this

@@ -42,25 +42,33 @@ export interface WatchState {
   snapshot: { after: number; cursor: number | null; low: number | null } | null;
   /** What was emitted for the IDs inside the lag window. */
   readonly window: Map<number, Emitted>;
+  /**
+   * The window's lower edge: it holds a hash of every line written for a
+   * stamp at or after it, and a poll never asks from below it. So a raised
+   * --lag does not fetch again, and write twice, the records whose hashes an
+   * earlier, narrower window dropped; the window widens as the cursor moves
+   * on. Null: no poll has ended yet (or a cursor file from before the edge).
+   */
+  edge: number | null;
   /** The IDs a delete may be emitted for: the first pass's, plus upserts, minus deletes. */
   known: IdSet;
 }
 
 export function freshState(floor: number | null): WatchState {
-  return { cursor: null, floor, started: false, sinceReconcile: 0, snapshot: null, window: new Map(), known: new IdSet() };
+  return { cursor: null, floor, started: false, sinceReconcile: 0, snapshot: null, window: new Map(), edge: null, known: new IdSet() };
 }
 
-/** The lowest lastmodified the next poll asks for: cursor − lag, never below --since; null: every record. */
+/** The lowest lastmodified the next poll asks for: cursor − lag, never below --since or the window's edge; null: every record. */
 export function lowerBound(state: WatchState, lagSeconds: number): number | null {
-  const fromCursor = state.cursor === null ? null : state.cursor - lagSeconds;
-  if (fromCursor === null) return state.floor;
-  return state.floor === null ? fromCursor : Math.max(state.floor, fromCursor);
+  if (state.cursor === null) return state.floor;
+  return Math.max(state.cursor - lagSeconds, state.floor ?? -Infinity, state.edge ?? -Infinity);
 }
 
-/** Forgets the emitted versions that fell out of the window (they are not fetched again unless they change). */
+/** Forgets the emitted versions that fell out of the window (they are not fetched again unless they change); the bound is its edge. */
 export function pruneWindow(state: WatchState, lagSeconds: number): boolean {
   const bound = lowerBound(state, lagSeconds);
   if (bound === null) return false;
+  state.edge = bound;
   let pruned = false;
   for (const [id, e] of state.window) {
     if (e.lm < bound) {

@@ -4,6 +4,7 @@
  * fetched less the time its scan took, never the local clock), the hashes of records that fell out of the window are
  * dropped from the cursor file, and the known IDs are kept as ranges.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdSet } from '../../src/watch/id-set.js';
@@ -51,6 +52,49 @@ describe('the lag window', () => {
     clock += 10_000;
     expect((await run(args)).stdout).toBe(''); // b again (inside the window), unchanged: no line
     expect(boundsAsked()).toEqual([null, T0 - 60, T0 + 3600 - 60, T0 + 3630 - 60]);
+  });
+
+  it('a raised --lag asks from no lower than the window it kept, so nothing is written twice; the window widens as the cursor moves on', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = (lag: string) => ['accounts', 'watch', '--filter', 'lastname ~ "^WL-"', '--fields', 'ID,lastname,firstname', '--lag', lag, '--once', '--cursor-file', cursor];
+    const t = Math.floor(clock / 1000);
+    const a = await createAccount(s, 'WL-a');
+    expect((await run(args('60s'))).stdout).toBe(`${upsert(a, 'WL-a')}\n`);
+    clock += 3_600_000;
+    const b = await createAccount(s, 'WL-b');
+    expect((await run(args('60s'))).stdout).toBe(`${upsert(b, 'WL-b')}\n`);
+    // a fell out of the 60 s window and its hash was dropped: a poll from cursor - 2h would write it again.
+    expect(readCursor(cursor)).toMatchObject({ cursor: t + 3600, edge: t + 3540, window: [[b, t + 3600, expect.any(Number)]] });
+    clock += 600_000;
+    await updateAccount(s, b, { firstname: 'Lahr' });
+    expect((await run(args('2h'))).stdout).toBe(`${upsert(b, 'WL-b', 'Lahr')}\n`);
+    // The window now keeps what a 2 h lag asks for again, from the kept edge up.
+    expect(readCursor(cursor)).toMatchObject({ cursor: t + 4200, edge: t + 3540 });
+    clock += 7_200_000;
+    expect((await run(args('2h'))).stdout).toBe('');
+    expect(readCursor(cursor)).toMatchObject({ cursor: t + 4200, edge: t + 3540 });
+    await updateAccount(s, a, { firstname: 'Murg' });
+    expect((await run(args('2h'))).stdout).toBe(`${upsert(a, 'WL-a', 'Murg')}\n`);
+    const c = Math.floor(clock / 1000);
+    expect(readCursor(cursor)).toMatchObject({ cursor: c, edge: c - 7200 });
+    expect((await run(args('2h'))).stdout).toBe(''); // b is inside the 2 h window with its hash: not written again
+    expect(boundsAsked()).toEqual([null, t - 60, t + 3540, t + 3540, t + 3540, c - 7200]);
+  });
+
+  it('an edge ahead of this machine\'s clock (a hand\'s edit, or the clock stepped back) is dropped: a change made now is written', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--filter', 'lastname ~ "^WE-"', '--fields', 'ID,lastname,firstname', '--lag', '60s', '--once', '--cursor-file', cursor];
+    const a = await createAccount(s, 'WE-a');
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WE-a')}\n`);
+    const saved = JSON.parse(readFileSync(cursor, 'utf8')) as Record<string, unknown>;
+    // svc's own clock is the real one here (the sandbox's is the test's): an edge a day ahead of it.
+    writeFileSync(cursor, JSON.stringify({ ...saved, edge: Math.floor(Date.now() / 1000) + 86_400 }));
+    clock += 5_000;
+    await updateAccount(s, a, { firstname: 'Olpe' });
+    expect((await run(args)).stdout).toBe(`${upsert(a, 'WE-a', 'Olpe')}\n`);
+    expect(boundsAsked().at(-1)).toBe(Number(saved.cursor) - 60);
   });
 
   it('a lag of 0 asks from the cursor itself', async () => {

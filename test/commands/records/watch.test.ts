@@ -205,6 +205,16 @@ describe('what it refuses', () => {
       /snapshot not \[ID, lastmodified or null, lastmodified or null\] of a first poll/,
     ] as [string, string, RegExp]),
     ['a fractional cursor', JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: 1.5, floor: null, started: true, sinceReconcile: 0, known: [], window: [] }), /cursor or floor/],
+    ...[
+      ['an edge of text', true, '100'],
+      ['a fractional edge', true, 99.5],
+      ['an edge of prototype keys', true, { __proto__: { polluted: 1 } }],
+      ['an edge before the first poll ended', false, 100],
+    ].map(([what, started, edge]) => [
+      what as string,
+      JSON.stringify({ format: 'svc-watch-cursor', version: 1, family: 'accounts', query: {}, cursor: 200, floor: null, started, sinceReconcile: 0, known: [], window: [], edge }),
+      /edge not a number of seconds of a watch past its first poll/,
+    ] as [string, string, RegExp]),
   ])('a damaged cursor file: %s (exit 2, file untouched, nothing sent)', async (_what, text, message) => {
     const cursor = join(tempDir(), 'c');
     writeFileSync(cursor, text);
