@@ -412,9 +412,12 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   }
   // A whole first pass in one run is the state of the service when it began; anything else catches up from the cursor.
   const incremental = state.phase === 'ready' || resumedFirstPass;
-  const since = state.cursor === null ? 0 : Math.max(0, state.cursor - job.lagSeconds);
+  // A cursor whose bound is ahead of this machine's clock (a hand's edit; a clock stepped back by more than the lag)
+  // would ask only for changes still to come, run after run: it is taken as the clock, as a watch takes it. One only
+  // a little ahead still asks for every change made now, and is kept.
+  let cursor = state.cursor !== null && state.cursor - job.lagSeconds > nowSeconds() ? nowSeconds() : state.cursor;
+  const since = cursor === null ? 0 : Math.max(0, cursor - job.lagSeconds);
   const deletedAt = settings.keepDeleted ? nowSeconds() : undefined;
-  let cursor = state.cursor;
   if (incremental) {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
     const lm = lastmodifiedKey(columns);
