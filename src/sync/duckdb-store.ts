@@ -139,6 +139,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   let instance: DuckDBInstance;
   let conn: DuckDBConnection;
+  let cols: string[];
   try {
     // An empty file (made with touch, or by a tool that reserves the name) is a new database, as it is to SQLite;
     // DuckDB refuses one, so it goes first: it holds nothing to lose.
@@ -146,14 +147,21 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
     // Never fetch or load an extension: DuckDB would download one to read, say, a SQLite file given as .duckdb.
     instance = await DuckDBInstance.create(path, { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     conn = await instance.connect();
-    const cols = await stateColumns(conn);
+    cols = await stateColumns(conn);
     if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) throw foreignStateTable(path);
-    await conn.run(STATE_DDL);
   } catch (err) {
     if (err instanceof SvcError) throw err;
     throw notADatabase(path, 'DuckDB', err);
   }
   const c = conn;
+  // The state table is made by the first write: a file refused before it (a table of the family's name that svc did
+  // not make) is left as it was.
+  let hasState = cols.length > 0;
+  const forWrites = async (): Promise<void> => {
+    if (hasState) return;
+    await c.run(STATE_DDL);
+    hasState = true;
+  };
   const all = async (sql: string): Promise<Record<string, unknown>[]> => (await c.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
   /** Runs statements in one transaction; rolled back on any error. */
   const transaction = async (work: () => Promise<void>): Promise<void> => {
@@ -180,6 +188,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
     kind: 'duckdb',
     path,
     async readState(family) {
+      if (!hasState) return undefined;
       const rows = await all(`SELECT * FROM ${STATE_TABLE} WHERE family = ${literal(family)}`);
       return rows[0] ? stateOf(rows[0]) : undefined;
     },
@@ -187,6 +196,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       return (await all(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND lower(table_name) = lower(${literal(name)})`)).length > 0;
     },
     async create(state, columns, drop) {
+      await forWrites();
       const table = ident(state.family);
       const keep = state.keepDeleted ? `, ${ident(DELETED_AT)} BIGINT` : '';
       const defs = columns.map((col) => `${ident(col.name)} ${TYPES[col.kind]}${col.name === 'ID' ? ' PRIMARY KEY' : ''}`).join(', ');
@@ -198,6 +208,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       staged.delete(`svc_stage_${state.family}`);
     },
     async upsert(family, columns, rows, state, fresh) {
+      await forWrites();
       const name = await stage(family, columns);
       await c.run(`DELETE FROM ${ident(name)}`);
       // Every value checked before any is appended: one that does not fit its column stops the run, nothing half-staged.
@@ -236,6 +247,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       return done;
     },
     async remove(family, ids, deletedAt) {
+      await forWrites();
       if (ids.length === 0) return 0;
       const list = ids.map((id) => literal(id)).join(', ');
       const table = ident(family);
@@ -264,6 +276,7 @@ export async function openDuckDb(path: string): Promise<SyncStore> {
       return v === null || v === undefined ? undefined : Number(v);
     },
     async saveState(state) {
+      await forWrites();
       await c.run(stateSql(state));
     },
     async close() {

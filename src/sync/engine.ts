@@ -55,6 +55,8 @@ export interface SyncJob {
   /** What this run's flags say; a member absent was not given (the remembered one applies). */
   readonly given: { readonly filter?: RememberedFilter; readonly fields?: string; readonly keepDeleted?: boolean };
   readonly reset: boolean;
+  /** --reset rebuilds with the remembered settings where none are given (svc sync, which takes no filter flags or --fields). */
+  readonly resetKeeps?: boolean;
   /** Turns settings into the filter and the fields (the filter language needs the command's context). */
   compile(settings: Settings): Promise<Compiled>;
   readonly filterMember: 'filter' | 'filters';
@@ -125,6 +127,7 @@ export function parseFilter(text: string, family = ''): RememberedFilter {
 export function describeFilter(f: RememberedFilter): string {
   const parts = [...f.filter.map((x) => `--filter '${x}'`), ...f.filterJson.map((x) => `--filter-json '${x}'`)];
   if (f.search !== undefined) parts.push(`--search '${f.search}'`);
+  if (f.tz !== undefined) parts.push(`--tz '${f.tz}'`);
   return parts.length ? parts.join(' ') : 'no filter';
 }
 
@@ -132,10 +135,18 @@ export function describeFilter(f: RememberedFilter): string {
  * The settings this run uses: the given ones on a fresh copy or with --reset;
  * otherwise the remembered ones, and a usage error when given ones differ.
  */
-export function settingsFor(job: Pick<SyncJob, 'family' | 'given' | 'reset'>, state: SyncState | undefined): Settings {
+export function settingsFor(job: Pick<SyncJob, 'family' | 'given' | 'reset' | 'resetKeeps'>, state: SyncState | undefined): Settings {
   const { given } = job;
-  if (!state || job.reset) return { filter: given.filter ?? EMPTY_FILTER, fields: given.fields ?? '', keepDeleted: given.keepDeleted ?? false };
-  const kept: Settings = { filter: parseFilter(state.filter, job.family.name), fields: state.fields, keepDeleted: state.keepDeleted };
+  if (!state || (job.reset && !job.resetKeeps)) return { filter: given.filter ?? EMPTY_FILTER, fields: given.fields ?? '', keepDeleted: given.keepDeleted ?? false };
+  let filter: RememberedFilter;
+  try {
+    filter = parseFilter(state.filter, job.family.name);
+  } catch (err) {
+    if (!job.reset) throw err;
+    throw new UsageError(`${job.family.name}: the saved sync state's filter is not what svc wrote, so it cannot be rebuilt with it; rebuild it with svc ${job.family.name} sync --reset and the filter flags`);
+  }
+  const kept: Settings = { filter, fields: state.fields, keepDeleted: state.keepDeleted };
+  if (job.reset) return { filter: given.filter ?? kept.filter, fields: given.fields ?? kept.fields, keepDeleted: given.keepDeleted ?? kept.keepDeleted };
   const refuse = (what: string, was: string, now: string): never => {
     throw new UsageError(`${job.family.name}: this copy was made with ${was}, not ${now}; run without ${what} to keep it, or add --reset to rebuild the table`);
   };

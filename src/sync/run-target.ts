@@ -17,7 +17,7 @@ import { engineFailure, inUse } from './store.js';
 import { checkTarget, lockSyncTarget } from './target.js';
 
 /** One family of a run: what its flags gave, and how its settings compile. */
-export type FamilyRequest = Pick<SyncJob, 'family' | 'given' | 'compile'>;
+export type FamilyRequest = Pick<SyncJob, 'family' | 'given' | 'compile' | 'resetKeeps'>;
 
 export interface TargetJob {
   readonly flags: SyncFlags;

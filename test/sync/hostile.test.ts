@@ -78,7 +78,8 @@ describe('sync refuses a target it must not write', () => {
     refused(await run(['accounts', 'sync', '--into', other]), 1, /has a table _svc_sync that svc did not make/);
     const check = new Database(file, { readonly: true });
     expect(check.prepare('SELECT * FROM Accounts').all()).toEqual([{ x: 'keep me' }]);
-    expect(check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = '_svc_sync'").get()).toEqual({ n: 1 });
+    // Refused before the first write: svc's state table was not made, the file left as it was.
+    expect(check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = '_svc_sync'").get()).toEqual({ n: 0 });
     check.close();
   });
 
@@ -94,6 +95,8 @@ describe('sync refuses a target it must not write', () => {
     const again = await DuckDBInstance.create(file);
     const c2 = await again.connect();
     expect((await c2.runAndReadAll('SELECT * FROM accounts')).getRowObjectsJS()).toEqual([{ x: 'keep me' }]);
+    // Refused before the first write: svc's state table was not made.
+    expect((await c2.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).getRowObjectsJS()).toEqual([{ table_name: 'accounts' }]);
     c2.closeSync();
     again.closeSync();
   });

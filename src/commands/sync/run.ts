@@ -27,6 +27,8 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
     families.map((family) => ({
       family,
       given: opts.sync.keepDeleted ? { keepDeleted: true } : {},
+      // It takes no filter flags or --fields: a --reset rebuilds each table with what it remembers.
+      resetKeeps: true,
       compile: (settings) => compile(family, settings),
     })),
   );

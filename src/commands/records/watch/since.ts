@@ -11,6 +11,11 @@ export function parseSince(text: string, nowMs: number, tz: string | undefined):
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?(ms|s|m|h|d|w)$/.test(trimmed)) return Math.floor((nowMs - parseDuration(trimmed, '--since')) / 1000);
   const date = parseDate(trimmed, nowMs, tz);
+  // A time still to come would keep every change made until then out of the feed, and the cursor file it starts refuses
+  // another --since: refused (a minute's grace for clocks).
+  if (date.ok && date.seconds > Math.floor(nowMs / 1000) + 60) {
+    throw new UsageError(`--since ${text} is in the future (${new Date(date.seconds * 1000).toISOString()}); give a time that has passed, or now`);
+  }
   if (date.ok) return date.seconds;
   throw new UsageError(`--since: ${date.message.replace('today or a number of Unix seconds', 'today, now or a duration ago such as 2h')}`);
 }
