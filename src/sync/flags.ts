@@ -9,7 +9,7 @@ import { parseDuration } from '../util/duration.js';
 import { engineOf } from './store.js';
 
 export const syncOptionSpecs: readonly OptionSpec[] = [
-  { flags: '--into <file>', help: 'the database to keep in step: FILE.sqlite or FILE.db (SQLite), FILE.duckdb (DuckDB); made when missing' },
+  { flags: '--into <file>', help: 'the database to keep in step: FILE.sqlite, FILE.sqlite3 or FILE.db (SQLite), FILE.duckdb (DuckDB); made when missing' },
   { flags: '--lag <duration>', help: 'also fetch records changed this long before the last cursor, for clock skew and long transactions (default 5m; 0 allowed)' },
   { flags: '--reconcile-every <n>', help: 'compare IDs with the service (finds deletions) every n runs (default 1: every run)' },
   { flags: '--keep-deleted', help: 'mark deleted records with a _deleted_at column (Unix seconds) instead of removing them' },
@@ -61,7 +61,7 @@ export function parseLag(text: string): number {
 
 export function toSyncFlags(flags: CommandInput['flags']): SyncFlags {
   const into = str(flags, 'into');
-  if (into === undefined || into.trim() === '') throw new UsageError('sync needs --into FILE: a .sqlite or .db file (SQLite) or a .duckdb file (DuckDB)');
+  if (into === undefined || into.trim() === '') throw new UsageError('sync needs --into FILE: a .sqlite, .sqlite3 or .db file (SQLite) or a .duckdb file (DuckDB)');
   engineOf(into);
   const lag = str(flags, 'lag');
   const every = str(flags, 'reconcileEvery');

@@ -27,7 +27,7 @@ export const syncVerb: VerbCommand<'sync'> = {
     examples: [
       `svc ${family.name} sync --into copy.sqlite`,
       `svc ${family.name} sync --into copy.duckdb --filter 'type = CUSTOMER' --fields ID,lastname,lastmodified`,
-      `svc ${family.name} sync --into copy.sqlite -o json   # in cron: one summary line`,
+      `svc ${family.name} sync --into copy.sqlite -o ndjson   # in cron: one summary line`,
       `svc ${family.name} sync --into copy.sqlite --reset --filter 'type = SUPPLIER'   # change the remembered filter`,
       `svc ${family.name} sync --into copy.sqlite --status`,
     ],
