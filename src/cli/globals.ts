@@ -4,13 +4,21 @@
  */
 import { outputFormats, resolveFormat } from '../output/format.js';
 import type { OptionSpec } from './option-spec.js';
+import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 
 export const globalOptionSpecs: readonly OptionSpec[] = [
   {
     flags: '-o, --output <format>',
     help: `output format: ${outputFormats.join(', ')} (default: table on a terminal, json otherwise); for export, also the file to write`,
     // A file path passes here (export writes it); commands that print check the format when they run.
-    parse: (v) => (/[./\\]/.test(v) ? v : resolveFormat(v, false)),
+    parse: (v, previous) => {
+      // Given twice (`--output y.dat -o csv`), the last would win without a word: a file or a format lost.
+      if (previous !== undefined && previous !== v) {
+        throw new UsageError(`-o/--output given twice ('${shown(String(previous), 60)}' and '${shown(v, 60)}'); give it once (for export: the file with --output-file FILE, the format with --format)`);
+      }
+      return /[./\\]/.test(v) ? v : resolveFormat(v, false);
+    },
   },
   { flags: '--no-color', help: 'no colour, even on a terminal (NO_COLOR works too)' },
   { flags: '--no-header', help: 'no header line in table, csv and tsv output' },

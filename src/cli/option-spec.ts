@@ -6,8 +6,8 @@ export interface OptionSpec {
   readonly help: string;
   /** Repeatable: every value is kept, in order (the flags value is a string[]). */
   readonly repeatable?: boolean;
-  /** Checks and converts the value as it is parsed (throw UsageError to refuse it). */
-  readonly parse?: (value: string) => unknown;
+  /** Checks and converts the value as it is parsed (throw UsageError to refuse it); `previous`: its value so far (given before, or the default). */
+  readonly parse?: (value: string, previous?: unknown) => unknown;
   /** The value when the option is not given (shown in help). */
   readonly defaultValue?: unknown;
   readonly hidden?: boolean;

@@ -11,9 +11,10 @@ export function resolveFormat(requested: string | undefined, isTTY: boolean): Ou
   if (!found) {
     // Parquet is a file an export writes, not a way to show output.
     const parquet = requested.toLowerCase() === 'parquet' ? "; for a Parquet file: svc <family> export --format parquet --output FILE.parquet" : '';
-    throw new UsageError(
-      `unknown output format '${requested}'${didYouMean(requested, outputFormats)} (choose ${outputFormats.join(', ')})${parquet}`,
-    );
+    // A plain word that is no format's near miss may be a file export was meant to write (`--output accounts`).
+    const near = didYouMean(requested, outputFormats);
+    const file = near || parquet ? '' : `; for export, a file of that name: --output-file ${requested}`;
+    throw new UsageError(`unknown output format '${requested}'${near} (choose ${outputFormats.join(', ')}${file})${parquet}`);
   }
   return found;
 }

@@ -270,6 +270,6 @@ describe('export --output FILE', () => {
     expect(twice.code).toBe(2);
     const notAFormat = await run(['users', 'query', '--output', 'users.csv']);
     expect(notAFormat).toMatchObject({ code: 2, stdout: '' });
-    expect(notAFormat.stderr).toBe("svc: unknown output format 'users.csv' (choose table, json, ndjson, csv, tsv)\n");
+    expect(notAFormat.stderr).toBe("svc: unknown output format 'users.csv' (choose table, json, ndjson, csv, tsv; for export, a file of that name: --output-file users.csv)\n");
   });
 });

@@ -78,7 +78,7 @@ describe('the svc program', () => {
     const r = await svc(['resources', '-o', 'yaml']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe("svc: unknown output format 'yaml' (choose table, json, ndjson, csv, tsv)\n");
+    expect(r.stderr).toBe("svc: unknown output format 'yaml' (choose table, json, ndjson, csv, tsv; for export, a file of that name: --output-file yaml)\n");
   });
 
   it('asks for a verb when a group is run without one', async () => {

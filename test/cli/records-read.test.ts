@@ -88,7 +88,7 @@ describe('svc <family> query', () => {
     // -v logs each request on stderr, secrets redacted.
     for (const r of [combined, apart, after]) expect(r.stderr).toMatch(/^→ POST http:\/\/127\.0\.0\.1:\d+\/\w+\/api\/v1\/accounts\n/);
     const bad = await run(['-ox', 'accounts', 'count']);
-    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: unknown output format 'x' (choose table, json, ndjson, csv, tsv)\n" });
+    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: unknown output format 'x' (choose table, json, ndjson, csv, tsv; for export, a file of that name: --output-file x)\n" });
   });
 
   it("sends fields in the object form the vendor's api.json types (alias → path), with or without aliases", async () => {

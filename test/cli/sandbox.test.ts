@@ -174,7 +174,7 @@ describe('svc sandbox', () => {
     expect(stop).toEqual({ code: 0, stdout: '', stderr: `sandbox stopped (pid ${pid}, ${info.instanceUrl})\n` });
     expect(isRunning(pid ?? 0)).toBe(false);
     expect(existsSync(join(dir, 'sandbox.json'))).toBe(false);
-    expect(await status(dir)).toEqual({ code: 3, stdout: '', stderr: `svc: no sandbox runs from ${dir}; start one with 'svc sandbox start'\n` });
+    expect(await status(dir)).toEqual({ code: 3, stdout: '', stderr: `svc: no sandbox runs from ${dir}; start one with 'svc sandbox start --data-dir ${dir}'\n` });
     const again = await svc(['sandbox', 'stop', '--data-dir', dir]);
     expect(again).toEqual({ code: 0, stdout: '', stderr: `no sandbox runs from ${dir}; nothing to stop\n` });
   });
@@ -232,7 +232,7 @@ describe('svc sandbox', () => {
     const after = JSON.parse(r.stdout) as Info;
     expect(Object.keys(after).sort()).toEqual(['appsecret', 'clientId', 'clientSecret', 'password', 'user']);
     expect(after.password).not.toBe(before.password);
-    expect(r.stderr).toBe(`sandbox data in ${dir} wiped and seeded again; it is not running: start it with 'svc sandbox start'\n`);
+    expect(r.stderr).toBe(`sandbox data in ${dir} wiped and seeded again; it is not running: start it with 'svc sandbox start --data-dir ${dir}'\n`);
     expect((await status(dir)).code).toBe(3);
   });
 

@@ -12,3 +12,10 @@ export function resolveDataDir(given: string | undefined, env: Readonly<Record<s
   const dataHome = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return resolve(dataHome, 'svc', 'sandbox');
 }
+
+/** `svc sandbox VERB` as a user would type it for this data dir: with --data-dir unless it is the default one. */
+export function sandboxCommand(verb: string, dataDir: string, env: Readonly<Record<string, string | undefined>>): string {
+  if (dataDir === resolveDataDir(undefined, env)) return `svc sandbox ${verb}`;
+  const quoted = /^[\w./@%+=:,-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, "'\\''")}'`;
+  return `svc sandbox ${verb} --data-dir ${quoted}`;
+}

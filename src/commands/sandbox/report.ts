@@ -2,6 +2,7 @@
  * Printing a running sandbox's credentials: after a start, or when `start`
  * finds one already running from the data dir.
  */
+import { sandboxCommand } from './data-dir.js';
 import { SvcError } from '../../errors.js';
 import { checkHealth, pollUntil } from './health.js';
 import { infoView, readSandboxInfo, usageHint } from './info.js';
@@ -45,6 +46,6 @@ export async function reportRunning(dataDir: string, probe: Probe & { state: San
   if (!ready?.instanceUrl) {
     throw new SvcError(`process ${state.pid} holds ${dataDir} but does not answer; see ${sandboxFiles(dataDir).log} or run 'svc sandbox stop'`);
   }
-  io.note(`a sandbox already runs from ${dataDir} at ${ready.instanceUrl} (pid ${ready.pid}); 'svc sandbox stop' first to start it with other options`);
+  io.note(`a sandbox already runs from ${dataDir} at ${ready.instanceUrl} (pid ${ready.pid}); '${sandboxCommand('stop', dataDir, io.deps.env)}' first to start it with other options`);
   await showCredentials(dataDir, ready, io);
 }

@@ -29,7 +29,7 @@ describe('svc sandbox reset: run', () => {
     const reset = async (): Promise<Info> => {
       const r = await svc(['sandbox', 'reset', '--data-dir', dataDir, '--seed-accounts', '2', '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toBe(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with 'svc sandbox start'\n`);
+      expect(r.stderr).toBe(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with 'svc sandbox start --data-dir ${dataDir}'\n`);
       return JSON.parse(r.stdout) as Info;
     };
     const first = await reset();

@@ -75,7 +75,7 @@ describe('svc sandbox start: run', () => {
       clientSecret: demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret,
     });
     expect(r.stderr).toContain(
-      `a sandbox already runs from ${dataDir} at ${serving.state.instanceUrl} (pid ${serving.state.pid}); 'svc sandbox stop' first to start it with other options\n`,
+      `a sandbox already runs from ${dataDir} at ${serving.state.instanceUrl} (pid ${serving.state.pid}); 'svc sandbox stop --data-dir ${dataDir}' first to start it with other options\n`,
     );
     const name = sandboxProfileName(dataDir, {});
     expect(name).toMatch(/^sandbox-data-[0-9a-f]{4}$/);

@@ -51,7 +51,7 @@ describe('svc sandbox status', () => {
     expect(await svc(['sandbox', 'status', '--data-dir', dataDir])).toMatchObject({
       code: 3,
       stdout: '',
-      stderr: `svc: no sandbox runs from ${dataDir}; start one with 'svc sandbox start'\n`,
+      stderr: `svc: no sandbox runs from ${dataDir}; start one with 'svc sandbox start --data-dir ${dataDir}'\n`,
     });
     const serving = await serveDataDir(dataDir);
     await serving.sandbox.close();

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { infoView, readSandboxInfo } from '../info.js';
 import { createSandboxIo } from '../io.js';
 import { DEFAULT_PORT } from '../options.js';
@@ -38,7 +38,7 @@ export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): 
   const accounts = opts.seedAccounts ?? stopped?.seedAccounts;
   if (!stopped) {
     await seedOffline(dataDir, accounts);
-    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with 'svc sandbox start'`);
+    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with '${sandboxCommand('start', dataDir, ctx.deps.env)}'`);
     await io.show(infoView(readSandboxInfo(dataDir, {})));
     return;
   }

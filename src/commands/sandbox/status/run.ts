@@ -2,14 +2,14 @@
 import type { Context } from '../../../cli/context.js';
 import { NotFoundError } from '../../../errors.js';
 import type { ObjectView } from '../../../output/view.js';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { createSandboxIo, type SandboxIo } from '../io.js';
 import { probeSandbox, sandboxFiles } from '../state.js';
 import type { SandboxStatusOptions } from './options.js';
 
 async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
   const { state, alive, healthy } = await probeSandbox(dataDir, io.proc);
-  if (!state || !alive) throw new NotFoundError(`no sandbox runs from ${dataDir}; start one with 'svc sandbox start'`);
+  if (!state || !alive) throw new NotFoundError(`no sandbox runs from ${dataDir}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
   if (!healthy || !state.instanceUrl) {
     const log = sandboxFiles(dataDir).log;
     throw new NotFoundError(`the sandbox process ${state.pid} of ${dataDir} does not answer; see ${log} or run 'svc sandbox stop'`);
