@@ -222,6 +222,13 @@ export interface PagePlan {
 
 /** Members paging by ID sets itself or cannot honour. */
 const PAGING_MEMBERS = ['sort', 'offset', 'count', 'export'] as const;
+/** What to do instead of each member --paginate refuses. */
+const PAGING_FIX: Readonly<Record<(typeof PAGING_MEMBERS)[number], string>> = {
+  sort: 'sort the output afterwards',
+  offset: "to start above an ID, filter on it: -F 'filters[ID][>]=100'",
+  count: 'a count is one answer: send it without --paginate',
+  export: "the service's own export is one answer: send it without --paginate",
+};
 
 /**
  * The query --paginate pages through, as `svc <family> query --all` does: by
@@ -239,7 +246,7 @@ export function toPagePlan(req: ApiRequest, parts: Pick<RequestParts, 'headers'>
   }
   const body = query.body;
   const named = PAGING_MEMBERS.find((m) => Object.hasOwn(body, m));
-  if (named) throw new UsageError(`--paginate pages by ID in ID order: drop '${named}' from the body (sort the output afterwards)`);
+  if (named) throw new UsageError(`--paginate pages by ID in ID order: drop '${named}' from the body (${PAGING_FIX[named]})`);
   if (Object.hasOwn(body, 'filter') && Object.hasOwn(body, 'filters')) {
     throw new UsageError("the body has both 'filter' and 'filters'; give the filter under one of them");
   }

@@ -7,6 +7,7 @@
  */
 import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
 import { redactHeaders, redactUrl } from '../../http/redact.js';
 import { parseInstanceUrl } from '../../http/urls.js';
 import { writePath, type WriteRequest } from './write-send.js';
@@ -40,8 +41,17 @@ export function requestLine(url: string, req: Pick<WriteRequest, 'method' | 'jso
   return `${req.method} ${url}${body}`;
 }
 
+/**
+ * --jq on a write that prints no JSON (a dry run's request, a bulk write's summary on stderr, a delete): refused
+ * before anything is read or sent, so a typo in it never follows a write that was made.
+ */
+export function refuseJq(ctx: Context, what: string): void {
+  if (ctx.globals.jq !== undefined) throw new UsageError(`--jq filters JSON output, and ${what} prints none; leave out --jq`);
+}
+
 /** Prints a single write's dry run: the request on stdout, the note on stderr. */
 export async function printDryRun(ctx: Context, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<void> {
+  refuseJq(ctx, 'a dry run (the request, as text)');
   const url = (await urlMaker(ctx))(writePath(family, id));
   ctx.deps.stderr.write('dry run: nothing was sent\n');
   await ctx.emit({ kind: 'text', text: requestText(url, req) });

@@ -25,7 +25,7 @@ import { findField } from '../../../catalogue/index.js';
 import { acquireLock, type HeldLock } from '../../../util/file-lock.js';
 import { filterMemberOf } from '../filter-flags.js';
 import { stopOnSignals, Tally, writeEach } from '../write-bulk.js';
-import { urlMaker } from '../write-dry-run.js';
+import { refuseJq, urlMaker } from '../write-dry-run.js';
 import { writeRow, type RowWriter } from './execute.js';
 import type { ImportOptions } from './options.js';
 import { failureMessage, invalidRowsText, planText, summaryParts } from './render.js';
@@ -106,6 +106,7 @@ function planAll(opts: ImportOptions, rows: readonly ImportRow[], found: Map<str
 
 export async function runImport(opts: ImportOptions, ctx: Context): Promise<void> {
   const { family } = opts;
+  refuseJq(ctx, `svc ${family.name} import (its summary goes to stderr; --results FILE keeps a JSON line a row)`);
   const source = opts.from === '-' ? 'stdin' : opts.from;
   const bytes = await readInput(opts, ctx.deps);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
