@@ -16,7 +16,7 @@ const NOTES = [
   'so --array=0-3 and --array=1-4 both work) or AWS_BATCH_JOB_ARRAY_INDEX (0-based: K = index + 1).',
   'Parquet: typed columns from the catalogue (integers, IDs and Unix-second timestamps INT64,',
   'doubles DOUBLE, flags BOOLEAN, text and JSON values UTF-8), written a row group at a time.',
-  `Exit codes: ${ExitCode.ok} complete, ${ExitCode.failure} failed (checkpoint kept), ${ExitCode.usage} bad usage, ${ExitCode.interrupted} interrupted.`,
+  `Exit codes: ${ExitCode.ok} complete, ${ExitCode.failure} failed (checkpoint kept), ${ExitCode.usage} bad usage, ${ExitCode.auth} not signed in or the token refused (checkpoint kept: sign in, then --resume), ${ExitCode.interrupted} interrupted.`,
 ].join('\n');
 
 export const exportVerb: VerbCommand<'export'> = {
