@@ -19,7 +19,7 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 /** The documented contract, rendered by `svc help exit-codes` and in the README. */
 export const exitCodeTable: readonly { code: ExitCodeValue; name: string; meaning: string }[] = [
   { code: 0, name: 'ok', meaning: 'the command did what was asked' },
-  { code: 1, name: 'failure', meaning: 'the service failed (5xx), the network failed after retries, or svc itself failed' },
+  { code: 1, name: 'failure', meaning: 'the service failed (5xx) or refused the request (a 4xx not named below), the network failed after retries, or svc itself failed' },
   { code: 2, name: 'usage', meaning: 'bad input: unknown command, option, resource or field, or an invalid value; nothing was sent' },
   { code: 3, name: 'not found', meaning: 'the record does not exist (404); `exists` uses it for "no"' },
   { code: 4, name: 'auth', meaning: 'not signed in, token invalid (401), or permission missing (403)' },

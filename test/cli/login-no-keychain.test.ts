@@ -49,7 +49,7 @@ function spawned(home: string, args: string[], opts: { input?: string; env?: Rec
 describe('svc login without a keychain: the inputs first', () => {
   it('names a missing user name, password or application secret (exit 2) without asking the keychain', async () => {
     const cases: [string[], Record<string, string>, string][] = [
-      [['login'], {}, 'svc: a user name is needed and there is no terminal to ask on: pass --user NAME\n'],
+      [['login'], {}, 'svc: a user name and a password are needed and there is no terminal to ask on: pass --user NAME, and pipe the password in with --password-stdin\n'],
       [['login', '--user', 'demo'], {}, 'svc: a password is needed and there is no terminal to ask on: pipe it in with --password-stdin\n'],
       [['login', '--user', 'demo', '--password-stdin'], {}, 'svc: the application secret is needed and there is no terminal to ask on: set SVC_APPSECRET, or pass --appsecret-stdin\n'],
     ];
@@ -167,7 +167,7 @@ describe('the built svc with no D-Bus session (spawned)', () => {
     expect(await spawned(home, ['--url', s.instanceUrl, 'login'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'svc: a user name is needed and there is no terminal to ask on: pass --user NAME\n',
+      stderr: 'svc: a user name and a password are needed and there is no terminal to ask on: pass --user NAME, and pipe the password in with --password-stdin\n',
     });
     expect(await spawned(home, ['--url', s.instanceUrl, 'login', '--user', 'demo', '--password-stdin'], { input: password('demo') })).toEqual({
       code: 2,

@@ -136,7 +136,8 @@ describe('svc login without the keychain', () => {
   it('never prompts or waits without a terminal: it says what to pass, exit 2', async () => {
     const configDir = await profileDir();
     const cases: [string[], Record<string, string>, string][] = [
-      [['login', '--insecure-storage'], {}, 'svc: a user name is needed and there is no terminal to ask on: pass --user NAME\n'],
+      [['login', '--insecure-storage'], {}, 'svc: a user name and a password are needed and there is no terminal to ask on: pass --user NAME, and pipe the password in with --password-stdin\n'],
+      [['login', '--password-stdin', '--insecure-storage'], {}, 'svc: a user name is needed and there is no terminal to ask on: pass --user NAME\n'],
       [['login', '--user', 'demo', '--insecure-storage'], {}, 'svc: a password is needed and there is no terminal to ask on: pipe it in with --password-stdin\n'],
       [['login', '--user', 'demo', '--password-stdin', '--appsecret-stdin', '--insecure-storage'], {}, 'svc: --password-stdin and --appsecret-stdin cannot both read stdin; give the secret in SVC_APPSECRET\n'],
       [['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], {}, 'svc: the application secret is needed and there is no terminal to ask on: set SVC_APPSECRET, or pass --appsecret-stdin\n'],

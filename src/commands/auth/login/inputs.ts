@@ -42,7 +42,7 @@ export async function chooseStore(deps: Deps, insecureStorage: boolean): Promise
 }
 
 function need(what: string, fix: string): never {
-  throw new UsageError(`${what} is needed and there is no terminal to ask on: ${fix}`);
+  throw new UsageError(`${what} ${what.includes(' and ') ? 'are' : 'is'} needed and there is no terminal to ask on: ${fix}`);
 }
 
 export interface LoginInputs {
@@ -66,6 +66,8 @@ export interface InputSources {
  */
 export function checkInputSources(deps: Deps, opts: InputSources): void {
   if (canPrompt(deps)) return;
+  // Both named at once, so a script learns everything it forgot in one run.
+  if (opts.user === undefined && !opts.passwordStdin) need('a user name and a password', 'pass --user NAME, and pipe the password in with --password-stdin');
   if (opts.user === undefined) need('a user name', 'pass --user NAME');
   if (!opts.passwordStdin) need('a password', 'pipe it in with --password-stdin');
 }
