@@ -119,11 +119,14 @@ function firstLine(err: unknown): string {
 }
 
 /** The target is held by another program (a write transaction in SQLite, DuckDB's file lock): exit 1 saying so; undefined for any other error. */
+/** Another program holds the database (SQLite's busy lock, DuckDB's one-process lock): exit 1. */
+export class FileInUseError extends SvcError {}
+
 export function inUse(path: string, err: unknown): SvcError | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : '';
   if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED' && !/database is locked|could not set lock on file/i.test(message)) return undefined;
-  return new SvcError(`${path} is in use by another program (${firstLine(err)}); close it or wait for its work to end, then run the sync again`);
+  return new FileInUseError(`${path} is in use by another program (${firstLine(err)}); close it or wait for its work to end, then run the sync again`);
 }
 
 /**

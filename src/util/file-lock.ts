@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { SvcError } from '../errors.js';
 import { writeFailed } from './io-error.js';
 import { shown } from './shown.js';
@@ -88,10 +89,19 @@ function asOwner(v: unknown): LockOwner | undefined {
   return { pid: o.pid as number | null, host: o.host, since: o.since, what: o.what };
 }
 
-/** Whether the holder is known to be gone: same host and its pid runs no more. */
-function isStale(owner: LockOwner | undefined, procs: LockProcesses | undefined): boolean {
+/** The locks this process holds now (path → inode): a lock naming this pid is live only when it is one of them. */
+const mine = new Map<string, number>();
+
+/**
+ * Whether the holder is known to be gone: same host and its pid runs no
+ * more, or the pid is this process's and the lock is not one it holds (a
+ * dead run's whose pid came round again: pid 1 in a restarted container).
+ */
+function isStale(path: string, seen: { owner: LockOwner | undefined; ino: number }, procs: LockProcesses | undefined): boolean {
+  const { owner } = seen;
   if (!owner || owner.host !== hostname() || owner.pid === null || !procs) return false;
-  return owner.pid !== procs.pid && !procs.isAlive(owner.pid);
+  if (owner.pid === procs.pid) return mine.get(resolve(path)) !== seen.ino;
+  return !procs.isAlive(owner.pid);
 }
 
 /**
@@ -106,7 +116,7 @@ export function lockHolder(path: string, procs: LockProcesses | undefined): { ow
   } catch {
     return undefined; // the folder cannot be read: neither can the target, which says so
   }
-  if (!seen || isStale(seen.owner, procs)) return undefined;
+  if (!seen || isStale(path, seen, procs)) return undefined;
   return { owner: seen.owner };
 }
 
@@ -141,7 +151,7 @@ export function acquireLock(path: string, what: string, procs: LockProcesses | u
       }
       const seen = readOwner(path);
       if (!seen) continue; // released meanwhile: try again
-      if (!isStale(seen.owner, procs)) {
+      if (!isStale(path, seen, procs)) {
         throw new LockedError(refusal(`${describeOwner(seen.owner)}; lock ${path}`), seen.owner);
       }
       takeOver(path, seen.ino);
@@ -184,6 +194,8 @@ function takeOver(path: string, ino: number): void {
 }
 
 function heldLock(path: string, ino: number): HeldLock {
+  const key = resolve(path);
+  mine.set(key, ino);
   const isHeld = (): boolean => {
     try {
       return lstatSync(path).ino === ino;
@@ -195,6 +207,7 @@ function heldLock(path: string, ino: number): HeldLock {
     path,
     isHeld,
     release() {
+      if (mine.get(key) === ino) mine.delete(key);
       if (isHeld()) rmSync(path, { force: true });
     },
   };

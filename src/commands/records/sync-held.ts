@@ -7,8 +7,8 @@
 import type { Context } from '../../cli/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { readHeld } from '../../sync/open.js';
-import type { SyncRunning } from '../../sync/status.js';
-import type { HeldCopy } from '../../sync/store.js';
+import type { FamilyStatus } from '../../sync/status.js';
+import { FileInUseError, type HeldCopy } from '../../sync/store.js';
 import { checkTarget, runningSync, syncLockPath } from '../../sync/target.js';
 import { describeOwner, lockProcessesOf } from '../../util/file-lock.js';
 import { shown } from '../../util/shown.js';
@@ -30,14 +30,28 @@ export function pickHeld(into: string, held: readonly HeldCopy[], names: readonl
 }
 
 /**
- * The sync running into the target, if its lock names a live holder (or one
- * svc cannot check), said on stderr too: what --status shows is then what
- * that run has committed so far.
+ * `--status`: each named family's status (none named: every family the
+ * target holds), with the sync running into the target, if its lock names a
+ * live holder (or one svc cannot check). The lock is read first, and the run
+ * said on stderr: what is shown is then what it has committed so far, and a
+ * file it is still making, or that its engine lets no other program read
+ * while it writes (DuckDB), is said to be that run's rather than missing.
  */
-export function runningInto(into: string, ctx: Context): SyncRunning | null {
+export async function statusesOf(into: string, names: readonly string[], ctx: Context): Promise<FamilyStatus[]> {
   const found = runningSync(into, lockProcessesOf(ctx.deps.processes));
-  if (!found) return null;
-  const who = found.owner ? `is running (${describeOwner(found.owner)})` : `may be running (${syncLockPath(into)} does not say which process holds it)`;
-  ctx.deps.stderr.write(`svc: a sync into ${shown(into)} ${who}; shown is what it has committed so far\n`);
-  return found.running;
+  const run = found && `a sync into ${shown(into)} ${found.owner ? `is running (${describeOwner(found.owner)})` : `may be running (${syncLockPath(into)} does not say which process holds it)`}`;
+  let held: HeldCopy[];
+  try {
+    held = await readTarget(into);
+  } catch (err) {
+    if (run && err instanceof FileInUseError) throw new SvcError(`${run}, and its engine lets no other program read the file while it writes (DuckDB); ask again when it ends`);
+    throw err;
+  }
+  if (run) {
+    const unmade = names.find((name) => !held.some((h) => h.state.family === name));
+    if (unmade !== undefined) throw new SvcError(`${run}, and has committed no page of ${unmade} yet; ask again when it has`);
+    ctx.deps.stderr.write(`svc: ${run}; shown is what it has committed so far\n`);
+  }
+  const { familyStatus } = await import('../../sync/status.js');
+  return (names.length ? pickHeld(into, held, names) : held).map((h) => familyStatus(h, found?.running ?? null));
 }

@@ -16,7 +16,7 @@ import { allPages, postQuery, postQueryEach } from '../../records/query.js';
 import type { ByFilter } from './bulk-flags.js';
 import { buildFilter, filterMemberOf } from './filter-flags.js';
 import { confirmBulk, failureOf, stopOnSignals, Tally, writeEach, type StopControl } from './write-bulk.js';
-import { PLAN_SAMPLE, refuseJq, requestLine, urlMaker, writeHeaders } from './write-dry-run.js';
+import { PLAN_SAMPLE, refuseJqByFilter, requestLine, urlMaker, writeHeaders } from './write-dry-run.js';
 import { etagOf, writePath, type WriteRequest } from './write-send.js';
 
 /** One record as read just before its write. */
@@ -78,7 +78,7 @@ async function printPlan(ctx: Context, fw: FilterWrite, count: number, ids: read
 /** Runs a write by filter: count, ask, then every matching record. */
 export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> {
   const { family, byFilter } = fw;
-  refuseJq(ctx, `svc ${family.name} ${fw.verb} --filter (its summary goes to stderr; --results FILE keeps a JSON line a record)`);
+  refuseJqByFilter(ctx, family, fw.verb);
   const filter = await buildFilter(family, byFilter.filter, ctx);
   if (!filter || Object.keys(filter).length === 0) throw new UsageError(`the filter matches every ${family.name} record; give a condition (${fw.verb} does not take an empty filter)`);
   const filterMember = await filterMemberOf(ctx);

@@ -49,9 +49,19 @@ export function refuseJq(ctx: Context, what: string): void {
   if (ctx.globals.jq !== undefined) throw new UsageError(`--jq filters JSON output, and ${what} prints none; leave out --jq`);
 }
 
+/** --jq on a dry run, which prints the request as text. */
+export function refuseJqDryRun(ctx: Context): void {
+  refuseJq(ctx, 'a dry run (the request, as text)');
+}
+
+/** --jq on an update or delete by --filter, which prints its summary on stderr. */
+export function refuseJqByFilter(ctx: Context, family: ResourceFamily, verb: string): void {
+  refuseJq(ctx, `svc ${family.name} ${verb} --filter (its summary goes to stderr; --results FILE keeps a JSON line a record)`);
+}
+
 /** Prints a single write's dry run: the request on stdout, the note on stderr. */
 export async function printDryRun(ctx: Context, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<void> {
-  refuseJq(ctx, 'a dry run (the request, as text)');
+  refuseJqDryRun(ctx);
   const url = (await urlMaker(ctx))(writePath(family, id));
   ctx.deps.stderr.write('dry run: nothing was sent\n');
   await ctx.emit({ kind: 'text', text: requestText(url, req) });

@@ -14,11 +14,8 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
   const { into } = opts.sync;
   if (opts.sync.status) {
-    const [{ readTarget, pickHeld, runningInto }, { familyStatus, statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
-    const held = await readTarget(into);
-    const chosen = opts.families.length ? pickHeld(into, held, opts.families.map((f) => f.name)) : held;
-    const running = runningInto(into, ctx);
-    await ctx.emit(statusesView(chosen.map((h) => familyStatus(h, running))));
+    const [{ statusesOf }, { statusesView }] = await Promise.all([import('../records/sync-held.js'), import('../../sync/status.js')]);
+    await ctx.emit(statusesView(await statusesOf(into, opts.families.map((f) => f.name), ctx)));
     return;
   }
   const families = opts.families.length ? opts.families : await heldFamilies(into);

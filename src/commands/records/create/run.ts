@@ -2,12 +2,13 @@
 import type { Context } from '../../../cli/context.js';
 import { recordView } from '../../../records/record-view.js';
 import { buildBody } from '../write-body.js';
-import { printDryRun } from '../write-dry-run.js';
+import { printDryRun, refuseJqDryRun } from '../write-dry-run.js';
 import { reportWrite, sendWrite } from '../write-send.js';
 import type { CreateOptions } from './options.js';
 
 export async function runCreate(opts: CreateOptions, ctx: Context): Promise<void> {
   const { family } = opts;
+  if (opts.dryRun) refuseJqDryRun(ctx); // before the body is read (stdin, a file)
   const body = await buildBody(opts, 'create', ctx);
   if (opts.dryRun) return printDryRun(ctx, family, undefined, { method: 'PUT', json: body });
   ctx.output(); // checks -o before anything is sent

@@ -7,7 +7,7 @@ import type { Context } from '../../../cli/context.js';
 import { ask, canPrompt } from '../../../cli/prompt.js';
 import { SvcError, UsageError } from '../../../errors.js';
 import { runByFilter } from '../write-by-filter.js';
-import { printDryRun, refuseJq } from '../write-dry-run.js';
+import { printDryRun, refuseJq, refuseJqDryRun } from '../write-dry-run.js';
 import { reportWrite, sendWrite } from '../write-send.js';
 import { deleteOne } from './bulk.js';
 import type { DeleteOptions } from './options.js';
@@ -33,7 +33,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<void
     });
   }
   const id = opts.id as string;
-  refuseJq(ctx, opts.dryRun ? 'a dry run (the request, as text)' : `svc ${family.name} delete`);
+  if (opts.dryRun) refuseJqDryRun(ctx);
+  else refuseJq(ctx, `svc ${family.name} delete`);
   const req = { method: 'DELETE', ifMatch: opts.ifMatch } as const;
   if (opts.dryRun) return printDryRun(ctx, family, id, req);
   const what = `${family.name} ${id}`;

@@ -27,9 +27,9 @@ export async function runSyncCommand(opts: SyncOptions, ctx: Context): Promise<v
   const { family } = opts;
   if (ctx.globals.jq !== undefined) throw new UsageError('--jq is not taken by sync; pipe its -o json summary to jq');
   if (opts.sync.status) {
-    const [{ readTarget, pickHeld, runningInto }, { familyStatus, statusView }] = await Promise.all([import('../sync-held.js'), import('../../../sync/status.js')]);
-    const [held] = pickHeld(opts.sync.into, await readTarget(opts.sync.into), [family.name]);
-    if (held) await ctx.emit(statusView(familyStatus(held, runningInto(opts.sync.into, ctx))));
+    const [{ statusesOf }, { statusView }] = await Promise.all([import('../sync-held.js'), import('../../../sync/status.js')]);
+    const [status] = await statusesOf(opts.sync.into, [family.name], ctx);
+    if (status) await ctx.emit(statusView(status));
     return;
   }
   const filter = await givenFilter(opts, ctx);

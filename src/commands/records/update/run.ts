@@ -7,13 +7,16 @@ import type { Context } from '../../../cli/context.js';
 import { recordView } from '../../../records/record-view.js';
 import { buildBody } from '../write-body.js';
 import { runByFilter } from '../write-by-filter.js';
-import { printDryRun } from '../write-dry-run.js';
+import { printDryRun, refuseJqByFilter, refuseJqDryRun } from '../write-dry-run.js';
 import { reportWrite, sendWrite } from '../write-send.js';
 import { updateOne } from './bulk.js';
 import type { UpdateOptions } from './options.js';
 
 export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void> {
   const { family, id } = opts;
+  // Before the body is read (stdin, a file): these print no JSON.
+  if (opts.byFilter) refuseJqByFilter(ctx, family, 'update');
+  else if (opts.dryRun) refuseJqDryRun(ctx);
   const body = await buildBody(opts, 'update', ctx);
   if (opts.byFilter) {
     return runByFilter(ctx, {

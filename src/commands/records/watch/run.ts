@@ -7,7 +7,7 @@
  * command: the cursor file then holds the last poll completed, the state a
  * crash leaves (nothing missed; that poll's lines may come again).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
@@ -83,6 +83,7 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
   const [{ acquireLock }, { loadCursor, saveCursor }] = await Promise.all([import('../../../util/file-lock.js'), import('../../../watch/cursor-file.js')]);
   const dir = dirname(file);
   if (!existsSync(dir)) throw new UsageError(`--cursor-file ${file}: the directory ${dir} does not exist; create it first`);
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--cursor-file ${file}: ${dir} is not a directory`);
   const refusal = (holder: string): string => `another watch with the cursor file ${file} is running (${holder}); stop it first, or give another --cursor-file`;
   const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcessesOf(deps.processes), () => deps.now(), refusal);
   try {
