@@ -8,6 +8,21 @@
  * "only src/cli/main.ts touches `process`" is test/architecture/process.test.ts.
  */
 
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+/**
+ * src/commands' folders: a noun's (its commands in folders of their own,
+ * `records/get/`, beside its shared files) or a command's own (`api/`,
+ * `sync/`: no folder in it). A command's folder holds no shared files: what
+ * its run.ts does is its own.
+ */
+const COMMANDS = join(__dirname, 'src', 'commands');
+const folders = readdirSync(COMMANDS, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const isNoun = (f) => readdirSync(join(COMMANDS, f), { withFileTypes: true }).some((d) => d.isDirectory());
+const ONE_LEVEL = `(${folders.filter((f) => !isNoun(f)).join('|')})`;
+const NOUNS = `(${folders.filter(isNoun).join('|')})`;
+
 /** The base every part may use, and which itself uses nothing else of svc. */
 const BASE = '^src/(catalogue|util)/|^src/(errors|version)[.]ts$';
 
@@ -58,7 +73,16 @@ module.exports = {
         "verbs share moves up to the noun's shared files (or out of src/commands).",
       severity: 'error',
       from: { path: '^src/commands/([^/]+)/([^/]+)/' },
-      to: { path: '^src/commands/', pathNot: ['^src/commands/$1/$2/', '^src/commands/[^/]+/[^/]+[.]ts$'] },
+      to: { path: '^src/commands/', pathNot: ['^src/commands/$1/$2/', `^src/commands/${NOUNS}/[^/]+[.]ts$`] },
+    },
+    {
+      name: 'command-imports-no-other-command',
+      comment:
+        "a command's own folder one level down (src/commands/api/, sync/, version/, …) imports its own files, a noun's " +
+        "shared files and anything outside src/commands; never another command's folder.",
+      severity: 'error',
+      from: { path: `^src/commands/${ONE_LEVEL}/` },
+      to: { path: '^src/commands/', pathNot: ['^src/commands/$1/', `^src/commands/${NOUNS}/[^/]+[.]ts$`] },
     },
     {
       name: 'shared-files-import-only-command-data',
@@ -67,7 +91,7 @@ module.exports = {
         "only (the command's data, to register it) and into no other noun's command folders: never a verb's run or " +
         'request, which load lazily when the command runs.',
       severity: 'error',
-      from: { path: '^src/commands/([^/]+)/[^/]+[.]ts$' },
+      from: { path: `^src/commands/${NOUNS}/[^/]+[.]ts$` },
       to: { path: '^src/commands/[^/]+/[^/]+/', pathNot: '^src/commands/$1/[^/]+/command[.]ts$' },
     },
     {

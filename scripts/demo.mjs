@@ -100,7 +100,7 @@ async function demo() {
   svc(['describe', 'accounts.type', '-o', 'table'], { title: 'what account type 1 means' });
   const out = svc(['sandbox', 'start', '--port', '0', '-o', 'json'], { title: 'a local sandbox of the service', capture: true });
   const sandbox = JSON.parse(out);
-  const shown = { ...sandbox, password: '…', appsecret: '…' };
+  const shown = { ...sandbox, password: '…', appsecret: '…', ...(sandbox.clientSecret ? { clientSecret: '…' } : {}) };
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   login(sandbox);
   svc(['auth', 'status', '-o', 'table'], { title: 'which credential svc uses' });

@@ -18,6 +18,7 @@ const RULES = [
   'sandbox-imports-no-client-code',
   'base-is-a-leaf',
   'verb-imports-no-other-verb',
+  'command-imports-no-other-command',
   'shared-files-import-only-command-data',
   'no-circular',
   'not-to-unresolvable',
