@@ -32,7 +32,7 @@ module.exports = {
     {
       name: 'only-http-imports-undici',
       comment:
-        'undici is loaded by src/http alone (its agents and request call, module by module, to keep start-up small); ' +
+        'undici is loaded by src/http alone (only for a proxy: node:http serves the rest, to keep start-up small); ' +
         'everything else sends requests through src/http.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/http/' },
