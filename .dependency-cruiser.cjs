@@ -41,10 +41,10 @@ module.exports = {
     {
       name: 'lower-layers-never-import-cli',
       comment:
-        'output, export, filter, records, http, auth and config are used by commands, never the other way round: ' +
+        'output, export, filter, records, http, auth, config, sync, watch and import are used by commands, never the other way round: ' +
         'they take what they need (streams, options, env) as arguments, not from src/cli or src/commands.',
       severity: 'error',
-      from: { path: '^src/(output|export|filter|records|http|auth|config)/' },
+      from: { path: '^src/(output|export|filter|records|http|auth|config|sync|watch|import)/' },
       to: { path: '^src/(cli|commands)/' },
     },
     {

@@ -1,7 +1,7 @@
 /** `svc sync --into TARGET FAMILY…`: several families kept in step in one database (the typed options: options.ts). */
 import type { CommandSpec } from '../../cli/command.js';
 import { ExitCode } from '../../errors.js';
-import { syncOptionSpecs } from '../../sync/flags.js';
+import { syncOptionSpecs } from '../records/sync-flags.js';
 import { toSyncAllOptions, type SyncAllOptions } from './options.js';
 
 export const syncSpec: CommandSpec<SyncAllOptions> = {

@@ -2,7 +2,8 @@
 import { findFamily, suggestFamily, type ResourceFamily } from '../../catalogue/index.js';
 import type { CommandInput } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
-import { toSyncFlags, type SyncFlags } from '../../sync/flags.js';
+import type { SyncFlags } from '../../sync/flags.js';
+import { toSyncFlags } from '../records/sync-flags.js';
 import { didYouMean } from '../../util/suggest.js';
 
 export interface SyncAllOptions {

@@ -1,7 +1,7 @@
 /** `svc <family> sync`: its options and help (the typed options: options.ts). */
 import type { CommandSpec } from '../../../cli/command.js';
 import { ExitCode } from '../../../errors.js';
-import { syncOptionSpecs } from '../../../sync/flags.js';
+import { syncOptionSpecs } from '../sync-flags.js';
 import { filterOptionSpecs } from '../filter-flags.js';
 import type { VerbCommand } from '../record-verb.js';
 import { toSyncOptions, type SyncOptions } from './options.js';

@@ -3,7 +3,8 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { str } from '../../../cli/command.js';
 import { findFamily } from '../../../catalogue/index.js';
 import { parseFields } from '../../../records/query-body.js';
-import { refusedWithStatus, toSyncFlags, type SyncFlags } from '../../../sync/flags.js';
+import type { SyncFlags } from '../../../sync/flags.js';
+import { refusedWithStatus, toSyncFlags } from '../sync-flags.js';
 import { filterGiven, toFilterOptions, type FilterOptions } from '../filter-flags.js';
 
 export interface SyncOptions extends FilterOptions {
