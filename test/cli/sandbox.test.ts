@@ -271,7 +271,8 @@ describe('svc sandbox', () => {
     const human = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '--oauth-access-ttl', '90s', '-o', 'table']);
     expect(human.code, human.stderr).toBe(0);
     const info = await start(dir);
-    expect(human.stdout).toContain(`SVC_CLIENT_SECRET=${info.clientSecret} svc login --web --client-id svc-cli`);
+    const line = human.stdout.split('\n').find((l) => l.includes('svc login --web')) ?? '';
+    expect(line.replace(/^browser sign-in: +/, '').replace(/--profile sandbox-\S+ /, '--profile P ')).toBe(`SVC_CLIENT_SECRET=${info.clientSecret} svc login --web --profile P --client-id svc-cli`);
     const grant = async (i: Info): Promise<{ expires_in: number }> => {
       const res = await request(`${i.instanceUrl}/oauth2/v1/token`, {
         method: 'POST',

@@ -56,13 +56,16 @@ function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command that signs in to the sandbox with a browser (OAuth): the client secret in the environment, never in argv. */
-export function webLoginHint(info: Pick<SandboxInfo, 'clientId' | 'clientSecret'>): string {
-  return `SVC_CLIENT_SECRET=${shellQuote(info.clientSecret)} svc login --web --client-id ${shellQuote(info.clientId)}`;
+/**
+ * The command that signs in to the sandbox with a browser (OAuth): the client secret in the environment, never in
+ * argv; with the sandbox's profile when it has one (without, it would sign in the current profile).
+ */
+export function webLoginHint(info: Pick<SandboxInfo, 'clientId' | 'clientSecret'>, profile?: string): string {
+  return `SVC_CLIENT_SECRET=${shellQuote(info.clientSecret)} svc login --web${profile ? ` --profile ${shellQuote(profile)}` : ''} --client-id ${shellQuote(info.clientId)}`;
 }
 
-/** The credentials as a view: the object as data, labelled lines in a table. */
-export function infoView(info: SandboxInfo): ObjectView {
+/** The credentials as a view: the object as data, labelled lines in a table (the browser sign-in with `profile`). */
+export function infoView(info: SandboxInfo, profile?: string): ObjectView {
   const details: [string, string][] = [];
   if (info.instanceUrl) details.push(['instance URL', info.instanceUrl]);
   details.push(
@@ -70,7 +73,7 @@ export function infoView(info: SandboxInfo): ObjectView {
     ['password', info.password],
     ['appsecret', `${info.appsecret} (application ${CLI_APPLICATION})`],
     ['OAuth client', `${info.clientId} (its client secret is the appsecret)`],
-    ['browser sign-in', webLoginHint(info)],
+    ['browser sign-in', webLoginHint(info, profile)],
   );
   if (info.caFile) details.push(['CA file', info.caFile]);
   return { kind: 'object', value: info, details };

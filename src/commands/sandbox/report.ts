@@ -17,9 +17,10 @@ import { readState, sandboxFiles, type Probe, type SandboxState } from './state.
  */
 export async function showCredentials(dataDir: string, state: SandboxState, io: SandboxIo): Promise<void> {
   const info = readSandboxInfo(dataDir, { instanceUrl: state.instanceUrl, caFile: state.caFile });
-  await io.show(infoView(info));
+  // The profile first, so the browser sign-in line names it.
   const { profileHint, registerSandboxProfile } = await import('./profile.js');
   const profile = await registerSandboxProfile(io.deps, dataDir, info, io.note);
+  await io.show(infoView(info, profile));
   const hint = usageHint(info, profile ? profileHint(profile) : undefined);
   if (io.format === 'table') io.deps.stderr.write(hint);
   else if (profile) io.note(profileHint(profile));

@@ -136,7 +136,10 @@ describe('svc sandbox start: run', () => {
     const secret = serving.sandbox.credentials.demo?.applications.find((a) => a.identifier === 'svc-cli')?.appsecret ?? '';
     expect(r.stdout).toMatch(/^OAuth client: +svc-cli \(its client secret is the appsecret\)$/m);
     const hint = r.stdout.split('\n').find((l) => l.startsWith('browser sign-in:'));
-    expect(hint?.replace(/^browser sign-in: +/, '')).toBe(`SVC_CLIENT_SECRET=${secret} svc login --web --client-id svc-cli`);
+    // With the sandbox's own profile: without it, the line would sign in the current profile (another sandbox, or a real instance).
+    const profile = /profile '([^']+)' points at it/.exec(r.stderr)?.[1];
+    expect(profile).toMatch(/^sandbox-/);
+    expect(hint?.replace(/^browser sign-in: +/, '')).toBe(`SVC_CLIENT_SECRET=${secret} svc login --web --profile ${profile} --client-id svc-cli`);
   });
 
   it('says so when it cannot control processes, before touching the data dir', async () => {
