@@ -156,8 +156,8 @@ function bodyOf(spec: RequestSpec): { body?: string; type?: string } {
 }
 
 /** The headers and body a request goes out with; `token` becomes the bearer (svc api --dry-run shows them, redacted). */
-export function outgoing(spec: RequestSpec, userAgent: string, token: string | undefined): { headers: Record<string, string>; body?: string } {
-  const { body, type } = bodyOf(spec);
+export function outgoing(spec: RequestSpec, userAgent: string, token: string | undefined, encoded = bodyOf(spec)): { headers: Record<string, string>; body?: string } {
+  const { body, type } = encoded;
   const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json, text/csv;q=0.9, */*;q=0.1', ...spec.headers };
   if (type) headers['content-type'] = type;
   if (token) headers.authorization = `Bearer ${token}`;
@@ -231,8 +231,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const log = opts.log;
 
-  async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal, token: string | undefined): Promise<RawResponse> {
-    const { body, headers } = outgoing(spec, opts.userAgent, token);
+  async function attempt(spec: RequestSpec, url: URL, signal: AbortSignal, token: string | undefined, encoded: ReturnType<typeof bodyOf>): Promise<RawResponse> {
+    const { body, headers } = outgoing(spec, opts.userAgent, token, encoded);
     if (log && opts.env.SVC_DEBUG?.split(',').includes('http')) for (const line of redactHeaders(headers)) log(`  ${line}`);
     return (await transportOf()).send({ url, method: spec.method, headers, body, signal });
   }
@@ -301,12 +301,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     let token: string | undefined;
     let renewed = false;
     try {
+      // Encoded once, before any try: a body that cannot be (too deep for JSON.stringify) is svc's own error, not the network's.
+      const encoded = bodyOf(spec);
       // Inside the try: a renewal that fails must clear the deadline's timer too, or it holds svc open.
       token = spec.auth === false ? undefined : credential ? await untilAborted(credential.current(), spec.signal) : opts.token;
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);
-        const outcome: Outcome = await attempt(spec, url, signal, token).then(
+        const outcome: Outcome = await attempt(spec, url, signal, token, encoded).then(
           (res) => ({ res }),
           (err: unknown) => ({ err }),
         );

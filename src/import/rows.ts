@@ -8,7 +8,8 @@
  */
 import type { ResourceFamily } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
-import { applyAssignments, setOwn, type RecordBody } from '../records/convert.js';
+import { assignInto, setOwn, type RecordBody } from '../records/convert.js';
+import { nestsDeeperThan } from '../util/json-depth.js';
 import { csvRecords } from './csv.js';
 import { jsonArrayValues, ndjsonValues, type JsonValueAt } from './json-rows.js';
 import type { ImportFormat } from './formats.js';
@@ -83,7 +84,7 @@ function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string
     const problems = problemsOfLines(input, rec.line, rec.lastLine);
     if (rec.problem) problems.push(rec.problem);
     if (rec.cells.length !== header.length) problems.push(`${rec.cells.length} values for the header's ${header.length} columns; quote values that hold '${delimiter}'`);
-    let body: RecordBody = {};
+    const body: RecordBody = {};
     let id: string | undefined;
     header.forEach((name, i) => {
       const cell = rec.cells[i];
@@ -95,7 +96,7 @@ function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string
         return;
       }
       try {
-        body = applyAssignments(family, body, [`${name}=${cell}`], zone);
+        assignInto(family, body, [`${name}=${cell}`], zone);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         problems.push(`column ${name.slice(0, 60)}: ${err.message}`);
@@ -109,18 +110,6 @@ function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string
 /** Levels of nesting a row's value may have (the service's bodies take 128; a record's fields need a few). */
 export const MAX_DEPTH = 64;
 
-/** Whether a JSON value nests deeper than `max` levels (checked without recursion). */
-function tooDeep(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > max) return true;
-    for (const x of Object.values(v)) stack.push([x, depth + 1]);
-  }
-  return false;
-}
-
 /** An object of the file as a row: its ID apart, the rest as `--data` takes it. */
 function objectRow(input: DecodedInput, v: JsonValueAt): ImportRow {
   const problems = problemsOfLines(input, v.line, v.lastLine);
@@ -129,7 +118,7 @@ function objectRow(input: DecodedInput, v: JsonValueAt): ImportRow {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { line: v.line, body: {}, problems: [...problems, `each row must be a JSON object of field values, not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`] };
   }
-  if (tooDeep(value, MAX_DEPTH)) return { line: v.line, body: {}, problems: [...problems, `nested more than ${MAX_DEPTH} levels deep; a record's values need far fewer`] };
+  if (nestsDeeperThan(value, MAX_DEPTH)) return { line: v.line, body: {}, problems: [...problems, `nested more than ${MAX_DEPTH} levels deep; a record's values need far fewer`] };
   const body: RecordBody = {};
   let id: string | undefined;
   for (const [k, x] of Object.entries(value as Record<string, unknown>)) {

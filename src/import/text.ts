@@ -38,9 +38,23 @@ function describeBad(line: Uint8Array): string {
   return `not valid UTF-8 (byte 0x${byte.toString(16).padStart(2, '0')} at byte ${at + 1} of the line); save the file as UTF-8`;
 }
 
+/**
+ * Whether the file starts as UTF-16 or UTF-32 text without a byte-order
+ * mark: a NUL in every other byte (or three of four) of its first
+ * characters, which text a person saves as UTF-8 never has.
+ */
+function looksWide(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 64) & ~3;
+  if (n < 4) return false;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) i % 2 === 0 ? even++ : odd++;
+  return even >= n / 4 || odd >= n / 4;
+}
+
 /** Decodes an import file; throws a usage error for a UTF-16/32 file (which would read as garbage). */
 export function decodeInput(bytes: Uint8Array, source: string): DecodedInput {
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe)) {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe) || looksWide(bytes)) {
     throw new UsageError(`${source} is UTF-16 or UTF-32 text; save it as UTF-8 and import it again`);
   }
   const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;

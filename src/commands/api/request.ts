@@ -11,6 +11,7 @@ import { redactQueryValues, redactUrl } from '../../http/redact.js';
 import type { InstanceRoots } from '../../http/urls.js';
 import type { KeysetQuery } from '../../records/query.js';
 import { buildParams, queryPairs, type FieldArg, type FieldSources } from './fields.js';
+import { nestsDeeperThan } from '../../util/json-depth.js';
 
 export type Method = RequestSpec['method'];
 export const METHODS: readonly Method[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -221,6 +222,8 @@ export interface PagePlan {
 }
 
 /** Members paging by ID sets itself or cannot honour. */
+/** Levels of nesting the service's bodies take. */
+const MAX_BODY_DEPTH = 128;
 const PAGING_MEMBERS = ['sort', 'offset', 'count', 'export'] as const;
 /** What to do instead of each member --paginate refuses. */
 const PAGING_FIX: Readonly<Record<(typeof PAGING_MEMBERS)[number], string>> = {
@@ -245,6 +248,8 @@ export function toPagePlan(req: ApiRequest, parts: Pick<RequestParts, 'headers'>
     throw new UsageError('--paginate sends each page as svc <family> query --all does: drop the query string and -H, or page yourself with limit and an ID filter');
   }
   const body = query.body;
+  // Sent again for each page as JSON: a body nested past what the service takes is refused here, not by a crash.
+  if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new UsageError(`the query body nests more than ${MAX_BODY_DEPTH} levels deep, more than the service takes; flatten it`);
   const named = PAGING_MEMBERS.find((m) => Object.hasOwn(body, m));
   if (named) throw new UsageError(`--paginate pages by ID in ID order: drop '${named}' from the body (${PAGING_FIX[named]})`);
   if (Object.hasOwn(body, 'filter') && Object.hasOwn(body, 'filters')) {
