@@ -426,7 +426,8 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   // A cursor whose bound is ahead of this machine's clock (a hand's edit; a clock stepped back by more than the lag)
   // would ask only for changes still to come, run after run: it is taken as the clock, as a watch takes it. One only
   // a little ahead still asks for every change made now, and is kept.
-  let cursor = state.cursor !== null && state.cursor - job.lagSeconds > nowSeconds() ? nowSeconds() : state.cursor;
+  const now = nowSeconds();
+  let cursor = state.cursor !== null && state.cursor - job.lagSeconds > now ? now : state.cursor;
   const since = cursor === null ? 0 : Math.max(0, cursor - job.lagSeconds);
   const deletedAt = settings.keepDeleted ? nowSeconds() : undefined;
   if (incremental) {

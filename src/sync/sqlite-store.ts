@@ -58,6 +58,7 @@ function stateOf(r: Record<string, unknown>): SyncState {
 export async function openSqlite(path: string): Promise<SyncStore> {
   const { default: Database } = await import('better-sqlite3');
   let db: Db;
+  let hasState: boolean;
   try {
     db = new Database(path);
     // A new file gets 2 KB pages (an existing one keeps its own): a later run's changed records are scattered over
@@ -66,7 +67,7 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 0');
-    checkStateTable(db, path);
+    hasState = checkStateTable(db, path);
   } catch (err) {
     if (err instanceof SvcError) throw err;
     throw notADatabase(path, 'SQLite', err);
@@ -82,9 +83,9 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     } catch (err) {
       throw inUse(path, err) ?? err;
     }
+    hasState = true;
     return (saveState = db.prepare(`INSERT OR REPLACE INTO ${STATE_TABLE} (${STATE_COLUMNS.join(', ')}) VALUES (${STATE_COLUMNS.map(() => '?').join(', ')})`));
   };
-  const hasStateTable = (): boolean => saveState !== undefined || db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(STATE_TABLE) !== undefined;
   const statements = new Map<string, Statement>();
   const prepared = (sql: string): Statement => {
     let s = statements.get(sql);
@@ -121,7 +122,7 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     kind: 'sqlite',
     path,
     async readState(family) {
-      if (!hasStateTable()) return undefined;
+      if (!hasState) return undefined;
       const row = db.prepare(`SELECT * FROM ${STATE_TABLE} WHERE family = ?`).get(family) as Record<string, unknown> | undefined;
       return row ? stateOf(row) : undefined;
     },
@@ -303,10 +304,11 @@ function countRows(db: Db, state: SyncState): { rows: number | null; deleted: nu
   return { rows: count(` WHERE ${ident(DELETED_AT)} IS NULL`), deleted: count(` WHERE ${ident(DELETED_AT)} IS NOT NULL`) };
 }
 
-/** Refuses a database whose state table is not svc's (a table of that name with other columns). */
-function checkStateTable(db: Db, path: string): void {
+/** Refuses a database whose state table is not svc's (a table of that name with other columns); answers whether it has svc's. */
+function checkStateTable(db: Db, path: string): boolean {
   const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(STATE_TABLE) as string[]).map(String);
   if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) {
     throw new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
   }
+  return cols.length > 0;
 }

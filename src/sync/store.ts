@@ -118,10 +118,10 @@ function firstLine(err: unknown): string {
   return shown(text, 300);
 }
 
-/** The target is held by another program (a write transaction in SQLite, DuckDB's file lock): exit 1 saying so; undefined for any other error. */
 /** Another program holds the database (SQLite's busy lock, DuckDB's one-process lock): exit 1. */
 export class FileInUseError extends SvcError {}
 
+/** The target is held by another program (a write transaction in SQLite, DuckDB's file lock): exit 1 saying so; undefined for any other error. */
 export function inUse(path: string, err: unknown): SvcError | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : '';

@@ -1,6 +1,7 @@
 /** Where a sandbox keeps its files when `--data-dir` is not given. */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { shellQuote } from '../../util/shell-quote.js';
 
 /**
  * The data dir: `--data-dir`, else $SVC_SANDBOX_DIR, else $XDG_DATA_HOME/svc/sandbox,
@@ -16,6 +17,5 @@ export function resolveDataDir(given: string | undefined, env: Readonly<Record<s
 /** `svc sandbox VERB` as a user would type it for this data dir: with --data-dir unless it is the default one. */
 export function sandboxCommand(verb: string, dataDir: string, env: Readonly<Record<string, string | undefined>>): string {
   if (dataDir === resolveDataDir(undefined, env)) return `svc sandbox ${verb}`;
-  const quoted = /^[\w./@%+=:,-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, "'\\''")}'`;
-  return `svc sandbox ${verb} --data-dir ${quoted}`;
+  return `svc sandbox ${verb} --data-dir ${shellQuote(dataDir)}`;
 }

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { SvcError } from '../../errors.js';
 import type { ObjectView } from '../../output/view.js';
+import { shellQuote } from '../../util/shell-quote.js';
 import { sandboxFiles } from './state.js';
 
 /** The user and application `start` hands out. */
@@ -50,10 +51,6 @@ export function readSandboxInfo(dataDir: string, where: { instanceUrl?: string |
     clientSecret: app.appsecret,
     ...(where.caFile ? { caFile: where.caFile } : {}),
   };
-}
-
-function shellQuote(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
