@@ -151,11 +151,32 @@ function checkSameCodec(ck: Checkpoint, request: ExportRequest, file: string): v
   );
 }
 
+/**
+ * Whether a failed run has nothing worth a checkpoint: no record written yet
+ * (this run or the one it resumed). Its partial file and checkpoint go, and
+ * the next run starts afresh with or without --resume. A shard's checkpoint
+ * stays even then: it fixes the ID range the shard was given at its start.
+ */
+function nothingKept(state: Checkpoint): boolean {
+  return state.rows === 0 && !state.request.shard;
+}
+
+/** Removes a run's checkpoint and partial file; what cannot be removed is taken over by the next run. */
+async function forget(file: string): Promise<void> {
+  try {
+    removeCheckpoint(file);
+    await removePartial(file);
+  } catch {
+    // A fresh run removes both before it writes; --resume finds a checkpoint of no rows.
+  }
+}
+
 /** The error to report: the cause, and how to continue when a checkpoint is kept. */
-function explain(err: unknown, state: Checkpoint, target: OutputTarget | undefined): SvcError {
+function explain(err: unknown, state: Checkpoint, target: OutputTarget | undefined, nothing: boolean): SvcError {
   const base = err instanceof SvcError ? err : new SvcError(`export failed: ${err instanceof Error ? err.message : String(err)}`);
   if (target?.kind !== 'file' || base.exitCode === ExitCode.usage) return base;
   const file = target.path;
+  if (nothing) return new SvcError(`${base.message}; no record was written, ${file} is untouched`, base.exitCode);
   const hint = `${state.rows.toLocaleString('en-US')} rows kept in ${file}.svc-partial; ${file} is untouched; run the same command with --resume to continue (checkpoint ${checkpointPath(file)})`;
   return new SvcError(`${base.message}; ${hint}`, base.exitCode);
 }
@@ -253,9 +274,11 @@ async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<Ex
     return { rows: state.rows, bytes: sink.bytes, sha256, resumed };
   } catch (err) {
     job.progress?.clear();
-    if (file && lock?.isHeld()) await keepCheckpoint(file, sink, state);
+    const nothing = nothingKept(state);
+    if (file && lock?.isHeld() && !nothing) await keepCheckpoint(file, sink, state);
     await sink.close();
-    throw explain(err, state, job.target);
+    if (file && lock?.isHeld() && nothing) await forget(file);
+    throw explain(err, state, job.target, nothing);
   }
 }
 

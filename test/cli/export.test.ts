@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Capture, sandboxCli } from '../helpers/cli.js';
@@ -216,13 +216,44 @@ describe('svc <family> export: files', () => {
   it('refuses a checkpoint made by a different request', async () => {
     const file = join(tempDir(), 'x.csv');
     const s = sandbox();
-    s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500 }, times: 1000 });
-    expect((await exportTo(file, '--format', 'csv', '--filter', 'type = 1')).code).toBe(1);
+    const { onRequest } = await import('../export/support.js');
+    // The first page is answered (a fault set at a request hits the next one), so the checkpoint holds rows.
+    const stop = onRequest(s, '/api/v1/accounts', (n) => {
+      if (n === 1) s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500 }, times: 1000 });
+    });
+    const failed = await exportTo(file, '--format', 'csv', '--filter', 'type = 1', '--page-size', '5', '--concurrency', '1');
+    stop();
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/5 rows kept in .*x\.csv\.svc-partial/);
     s.sandbox.hooks.reset();
     const other = await exportTo(file, '--format', 'csv', '--filter', 'type = 2', '--resume');
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/checkpoint .*x\.csv\.svc-checkpoint\.json belongs to a different export/);
     expect(existsSync(file)).toBe(false);
+  });
+
+  it.each([
+    ['refused token', 4],
+    ['service failing', 1],
+  ])('a run that fails before its first record (%s) leaves nothing beside the target and says so', async (what, code) => {
+    const dir = tempDir();
+    const file = join(dir, 'nightly.csv');
+    writeFileSync(file, 'yesterday\n');
+    const s = sandbox();
+    if (what === 'service failing') s.sandbox.hooks.failNext({ path: '/api/v1/accounts', fault: { status: 500, body: 'boom' }, times: 1000 });
+    const argv = ['accounts', 'export', '--output-file', file, '--format', 'csv'];
+    const r = what === 'refused token' ? await run(argv, { env: { SVC_TOKEN: 'not-a-token' } }) : await run(argv);
+    s.sandbox.hooks.reset();
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(new RegExp(`; no record was written, ${file.replace(/[.]/g, '\\.')} is untouched\n$`));
+    expect(r.stderr).not.toMatch(/--resume/);
+    expect(r.stderr.trimEnd().split('\n').slice(0, -1).filter((l) => !/asking again with \d+ records a page/.test(l))).toEqual([]);
+    expect(readFileSync(file, 'utf8')).toBe('yesterday\n');
+    expect(readdirSync(dir)).toEqual(['nightly.csv']);
+    // Run again, with or without --resume: a fresh export.
+    const again = await exportTo(file, '--format', 'csv', '--resume');
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(readdirSync(dir)).toEqual(['nightly.csv']);
   });
 
   it('asks a failing page again with half the records each time, never skipping it', async () => {

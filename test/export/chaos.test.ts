@@ -159,7 +159,7 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
       if (o.code === 1 && o.exitMs === undefined) {
         // Before the signal came, the faults outlasted the retries of one page: exit 1, as documented, and the
         // same guarantees as a stop (the file untouched, the checkpoint a clean prefix), resumed below.
-        expect(o.stderr, why).toMatch(/run the same command with --resume to continue/);
+        expect(o.stderr, why).toMatch(/run the same command with --resume to continue|no record was written/);
         tally.gaveUpEarly++;
         checkStopped(file, reference, why);
         continue;
@@ -171,7 +171,7 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
     let last = await exportOnce(args, checkpointEvery);
     // The faults go on: the last run too may outlast a page's retries (exit 1, as documented). Then, as a user
     // would, it is run again (a few times at most: each keeps what it fetched).
-    for (let again = 0; again < 5 && last.code === 1 && /run the same command with --resume to continue/.test(last.stderr); again++) {
+    for (let again = 0; again < 5 && last.code === 1 && /run the same command with --resume to continue|no record was written/.test(last.stderr); again++) {
       log.push(`final run gave up on the faults: ${last.stderr.trim().split('\n').at(-1) ?? ''}`);
       checkStopped(file, reference, log.join('\n'));
       tally.gaveUpEarly++;

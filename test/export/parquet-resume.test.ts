@@ -121,7 +121,7 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
         tally.finishedEarly++; // finished before the signal: checked below
         break;
       }
-      if (o.code === 1) expect(o.stderr, why).toMatch(/run the same command with --resume to continue/);
+      if (o.code === 1) expect(o.stderr, why).toMatch(/run the same command with --resume to continue|no record was written/);
       else if (signal === 'SIGKILL') expect(o.signal, why).toBe('SIGKILL');
       else expect(o.code, why).toBe(130);
       checkStopped(file, why, clean);
@@ -130,7 +130,7 @@ async function trial(random: Random, concurrency: number, signal: Signal): Promi
       let last = await exportOnce(args);
       // The faults go on: the last run too may outlast a page's retries (exit 1, as documented); then it is run
       // again, as a user would (a few times at most: each keeps what it fetched).
-      for (let again = 0; again < 5 && last.code === 1 && /run the same command with --resume to continue/.test(last.stderr); again++) {
+      for (let again = 0; again < 5 && last.code === 1 && /run the same command with --resume to continue|no record was written/.test(last.stderr); again++) {
         log.push(`final run gave up on the faults: ${last.stderr.trim().split('\n').at(-1) ?? ''}`);
         checkStopped(file, log.join('\n'), clean);
         last = await exportOnce(args);
