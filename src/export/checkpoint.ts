@@ -133,7 +133,7 @@ export function readCheckpoint(target: string): Checkpoint | undefined {
 export function checkSameRequest(ck: Checkpoint, keys: readonly string[], command: string, target: string): void {
   if (keys.includes(ck.key)) return;
   throw new UsageError(
-    `the checkpoint ${checkpointPath(target)} belongs to a different export ('${ck.command}'), not '${command}'; ` +
+    `the checkpoint ${checkpointPath(target)} belongs to a different export (${ck.command}), not this one (${command}); ` +
       'run that command with --resume, or run without --resume to start again',
   );
 }

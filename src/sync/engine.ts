@@ -23,6 +23,7 @@ import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { Selected } from '../records/query-body.js';
 import { refuseReferencePaths } from '../records/followed-paths.js';
+import { shellQuote } from '../util/shell-quote.js';
 import { version } from '../version.js';
 import { fieldsMember, planColumns, type ColumnPlan } from './columns.js';
 import type { SyncState, SyncStore } from './store.js';
@@ -125,9 +126,9 @@ export function parseFilter(text: string, family = ''): RememberedFilter {
 
 /** How the remembered filter reads in a message. */
 export function describeFilter(f: RememberedFilter): string {
-  const parts = [...f.filter.map((x) => `--filter '${x}'`), ...f.filterJson.map((x) => `--filter-json '${x}'`)];
-  if (f.search !== undefined) parts.push(`--search '${f.search}'`);
-  if (f.tz !== undefined) parts.push(`--tz '${f.tz}'`);
+  const parts = [...f.filter.map((x) => `--filter ${shellQuote(x)}`), ...f.filterJson.map((x) => `--filter-json ${shellQuote(x)}`)];
+  if (f.search !== undefined) parts.push(`--search ${shellQuote(f.search)}`);
+  if (f.tz !== undefined) parts.push(`--tz ${shellQuote(f.tz)}`);
   return parts.length ? parts.join(' ') : 'no filter';
 }
 

@@ -26,7 +26,7 @@ describe.each(['sqlite', 'duckdb'])('attack today: svc sync --reset keeps a reme
     expect(await ids()).toEqual(inside);
     const status = await run(['--no-pager', 'accounts', 'sync', '--into', target, '--status'], { tty: true, columns: 400, env: { NO_COLOR: '1' } });
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toContain("--tz 'Asia/Tokyo'");
+    expect(status.stdout).toContain("--tz Asia/Tokyo");
     const reset = await run(['sync', '--into', target, '--reset']);
     expect(reset.code, reset.stderr).toBe(0);
     expect(await ids()).toEqual(inside);

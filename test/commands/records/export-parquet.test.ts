@@ -212,22 +212,24 @@ describe('accounts export --format parquet', () => {
   it('ties a checkpoint to its --compression: a resume with the other is refused (exit 2), with the same it finishes', async () => {
     const file = join(tempDir(), 'tied.parquet');
     const args = ['accounts', 'export', '--page-size', '40', '--output', file, '--resume'];
-    // The third page fails with a 400 (not retried): exit 1, a checkpoint of what was written.
+    // The third page fails with a 400 (not retried): exit 1, a checkpoint of the row groups written (40 rows each:
+    // a run that fails before its first row group keeps no checkpoint).
+    const env = { SVC_PARQUET_ROW_GROUP: '40' };
     let asked = 0;
     const hooks = sandbox().sandbox.hooks;
     hooks.onArrival = (method, url) => {
       if (method === 'POST' && url.endsWith('/api/v1/accounts') && ++asked === 3) hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { status: 400, body: 'no' } });
     };
-    const failed = await run(args);
+    const failed = await run(args, { env });
     hooks.onArrival = undefined;
     expect(failed.code, failed.stderr).toBe(1);
-    const other = await run([...args, '--compression', 'none']);
+    const other = await run([...args, '--compression', 'none'], { env });
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/belongs to a different export .*--compression none/);
-    const done = await run(args);
+    const done = await run(args, { env });
     expect(done.code, done.stderr).toBe(0);
     const clean = join(tempDir(), 'clean.parquet');
-    expect((await run(['accounts', 'export', '--page-size', '40', '--output', clean])).code).toBe(0);
+    expect((await run(['accounts', 'export', '--page-size', '40', '--output', clean], { env })).code).toBe(0);
     expect(readFileSync(file).equals(readFileSync(clean))).toBe(true);
   });
 

@@ -12,6 +12,7 @@ import { parquetColumns } from '../../../export/parquet/schema.js';
 import { resolveShard } from '../../../export/shard-auto.js';
 import { resolveOutput, type OutputTarget } from '../../../export/target.js';
 import { allFields } from '../../../records/columns.js';
+import { shellQuote } from '../../../util/shell-quote.js';
 import { queryBody } from '../../../records/query-body.js';
 import { buildFilter, filterMemberOf } from '../filter-flags.js';
 import type { ExportOptions } from './options.js';
@@ -121,14 +122,25 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: P
   return { request, asked };
 }
 
-/** The command line, for messages about a checkpoint. */
-export function commandText(opts: ExportOptions, dest: Destination): string {
-  const q = (s: string): string => (/^[\w./,=:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+/**
+ * The command line, for messages about a checkpoint and the lock: every flag
+ * that ties a checkpoint to its export is shown, so two exports that differ
+ * never read alike.
+ */
+export function commandText(opts: ExportOptions, dest: Destination, csv?: ExportRequest['csv']): string {
+  const q = shellQuote;
   const parts = [`svc ${opts.family.name} export --format ${dest.format}`];
   for (const f of opts.filter) parts.push(`--filter ${q(f)}`);
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
   if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
+  if (opts.search !== undefined) parts.push(`--search ${q(opts.search)}`);
+  if (opts.tz !== undefined) parts.push(`--tz ${q(opts.tz)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);
+  if (dest.format === 'csv' && csv) {
+    if (csv.delimiter !== undefined && csv.delimiter !== ',') parts.push(`--delimiter ${q(csv.delimiter)}`);
+    if (csv.header === false) parts.push('--no-header');
+    if (csv.eol === '\r\n') parts.push('--crlf');
+  }
   if (opts.compression) parts.push(`--compression ${opts.compression}`);
   if (dest.shard) parts.push(`--shard ${dest.shard.index}/${dest.shard.count}`);
   if (dest.outputFile) parts.push(`--output-file ${q(dest.outputFile)}`);

@@ -48,7 +48,7 @@ export async function runExportCommand(opts: ExportOptions, ctx: Context): Promi
   }
   const signal = interruptSignal(deps.processes ? (sig, fn) => deps.processes?.onceSignal(sig, fn) : undefined);
   const { client } = await ctx.connect({ token: true });
-  const running: Running = { opts, dest, request, command: commandText(opts, dest), client, signal };
+  const running: Running = { opts, dest, request, command: commandText(opts, dest, request.csv), client, signal };
   if (opts.serverSide) await serverSide(running, ctx);
   else await clientSide(running, asked, ctx);
 }

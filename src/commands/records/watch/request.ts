@@ -9,6 +9,7 @@ import type { Context } from '../../../cli/context.js';
 import { queryBody } from '../../../records/query-body.js';
 import type { WatchQuery } from '../../../watch/engine.js';
 import { refuseReferencePaths } from '../../../records/followed-paths.js';
+import { shellQuote } from '../../../util/shell-quote.js';
 import { buildFilter, filterMemberOf } from '../filter-flags.js';
 import type { WatchOptions } from './options.js';
 
@@ -49,11 +50,13 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
 
 /** The command line, for the lock file (who holds the cursor). */
 export function commandText(opts: WatchOptions): string {
-  const q = (s: string): string => (/^[\w./,=:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const q = shellQuote;
   const parts = [`svc ${opts.family.name} watch`];
   for (const f of opts.filter) parts.push(`--filter ${q(f)}`);
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
   if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
+  if (opts.search !== undefined) parts.push(`--search ${q(opts.search)}`);
+  if (opts.tz !== undefined) parts.push(`--tz ${q(opts.tz)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);
   if (opts.cursorFile) parts.push(`--cursor-file ${q(opts.cursorFile)}`);
   return parts.join(' ');
