@@ -39,7 +39,8 @@ rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // and a profile write requires it then (src/config/profiles.ts).
 const CONF_BUNDLE = 'chunks/conf.cjs';
 await build({
-  stdin: { contents: "export { default } from 'conf';", resolveDir: root, loader: 'js', sourcefile: 'conf-entry.js' },
+  // With proper-lockfile's lockSync, which a profile write takes (a lock around conf's read-modify-write).
+  stdin: { contents: "export { default } from 'conf'; export { lockSync } from 'proper-lockfile';", resolveDir: root, loader: 'js', sourcefile: 'conf-entry.js' },
   outfile: `dist/${CONF_BUNDLE}`,
   bundle: true,
   format: 'cjs',

@@ -9,6 +9,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { platform } from 'node:os';
 import { UsageError } from '../errors.js';
+import { shown as shownText } from '../util/shown.js';
 import { parseGrant, type OAuthGrant } from './oauth/grant.js';
 import { KeychainUnavailableError, accountName, type CredentialStore } from './store.js';
 
@@ -38,11 +39,13 @@ export interface ChainInput {
   readonly tokenFile?: string | undefined;
   /** Account prefix of the target (profile name or URL). */
   readonly key: string;
-  /** The keychain; opened (its module loaded) only when no earlier source gave a token. */
-  readonly keychain: StoreOf<CredentialStore>;
+  /** The keychain; opened (its module loaded) only when no earlier source gave a token. None: stored secrets are not asked. */
+  readonly keychain?: StoreOf<CredentialStore> | undefined;
   /** The plain-file store, when the profile opted in; opened only after the keychain had none. */
   readonly plain?: StoreOf<CredentialStore | undefined> | undefined;
   readonly warn: (message: string) => void;
+  /** How long a token file that is a pipe may take to give its token (the --timeout). */
+  readonly waitMs?: number | undefined;
 }
 
 const open = async <T,>(store: StoreOf<T>): Promise<T> => (typeof store === 'function' ? (store as () => Promise<T>)() : store);
@@ -53,30 +56,85 @@ export interface ChainResult {
   readonly keychainProblem?: string;
 }
 
-/** Reads a token file: trimmed, non-empty; warns when others may read it. */
-export function readTokenFile(file: string, warn: (message: string) => void): string {
-  let text: string;
+/** What a bearer token can be: printable ASCII without spaces, as a header carries it (a stored sign-in's rule too). */
+const TOKEN = /^[\x21-\x7e]{1,4096}$/;
+/** More than a token file can hold: a token and its line ending, with room to spare. */
+const MOST_BYTES = 64 * 1024;
+
+/** Refuses a token svc could not send (a line break, a space, a character a header cannot carry, a whole file's worth). */
+function checkToken(token: string, where: string): string {
+  if (TOKEN.test(token)) return token;
+  const why = token.length > 4096 ? `is ${token.length.toLocaleString('en-US')} characters long` : /[\r\n]/.test(token) ? 'holds more than one line' : 'holds a space or a character a request header cannot carry';
+  throw new UsageError(`${where} ${why}, so it is not one token; it must hold the token alone`);
+}
+
+/**
+ * The text of a token file. A regular file larger than a token can be is
+ * refused unread; a pipe or FIFO (`<(vault read …)`, a named pipe) is read
+ * as it is written, for at most `waitMs`, so a FIFO nobody writes to never
+ * holds svc.
+ */
+async function tokenFileText(file: string, waitMs: number): Promise<string> {
+  const shown = `token file '${shownText(file)}'`;
+  const cannot = (err: unknown): UsageError => new UsageError(`cannot read ${shown} (${(err as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
+  let st;
   try {
-    text = readFileSync(file, 'utf8');
+    st = statSync(file);
   } catch (err) {
-    throw new UsageError(`cannot read token file '${file}' (${(err as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
+    throw cannot(err);
   }
-  const token = text.trim();
-  if (!token) throw new UsageError(`token file '${file}' is empty`);
+  if (st.isDirectory()) throw new UsageError(`${shown} is a directory; give the file that holds the token`);
+  if (st.isFile()) {
+    if (st.size > MOST_BYTES) throw new UsageError(`${shown} is ${st.size.toLocaleString('en-US')} bytes, too large to be a token; check the path`);
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw cannot(err);
+    }
+  }
+  const { createReadStream } = await import('node:fs');
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stream = createReadStream(file);
+    const stop = (err?: Error): void => {
+      clearTimeout(timer);
+      stream.destroy();
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(() => stop(new UsageError(`${shown} gave no token within ${Math.round(waitMs / 1000)} s (a pipe nobody writes to?); check what writes it`)), waitMs);
+    stream.on('data', (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > MOST_BYTES) return stop(new UsageError(`${shown} gave more than ${MOST_BYTES.toLocaleString('en-US')} bytes, too much to be a token; check what writes it`));
+      chunks.push(buf);
+    });
+    stream.on('end', () => stop());
+    stream.on('error', (err) => stop(cannot(err)));
+  });
+}
+
+/** Reads a token file: trimmed, one token; warns when others may read it. */
+export async function readTokenFile(file: string, warn: (message: string) => void, waitMs = 30_000): Promise<string> {
+  const token = (await tokenFileText(file, waitMs)).trim();
+  if (!token) throw new UsageError(`token file '${shownText(file)}' is empty`);
+  checkToken(token, `token file '${shownText(file)}'`);
   const mode = statSync(file).mode & 0o777;
   if (platform() !== 'win32' && (mode & 0o077) !== 0) {
-    warn(`warning: token file ${file} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${file}`);
+    warn(`warning: token file ${shownText(file)} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${file}`);
   }
   return token;
 }
 
 /** Walks the chain and returns the first token found, with where it came from. */
 export async function resolveToken(input: ChainInput): Promise<ChainResult> {
-  if (input.tokenFile) return { token: { token: readTokenFile(input.tokenFile, input.warn), source: 'flag', where: input.tokenFile } };
+  if (input.tokenFile) return { token: { token: await readTokenFile(input.tokenFile, input.warn, input.waitMs), source: 'flag', where: input.tokenFile } };
   const env = input.env.SVC_TOKEN?.trim();
-  if (env) return { token: { token: env, source: 'env' } };
+  if (env) return { token: { token: checkToken(env, 'SVC_TOKEN'), source: 'env' } };
   const file = input.env.SVC_TOKEN_FILE;
-  if (file) return { token: { token: readTokenFile(file, input.warn), source: 'token file', where: file } };
+  if (file) return { token: { token: await readTokenFile(file, input.warn, input.waitMs), source: 'token file', where: file } };
+  if (input.keychain === undefined) return {};
   let keychainProblem: string | undefined;
   try {
     const t = await (await open(input.keychain)).get(accountName(input.key, 'token'));

@@ -6,9 +6,10 @@
  * silently.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
+import { UsageError } from '../errors.js';
 import type { CredentialStore } from './store.js';
 
 /**
@@ -30,9 +31,31 @@ async function locked<T>(file: string, work: () => T): Promise<T> {
 
 export const PLAIN_FILE_NAME = 'credentials.insecure.json';
 
+/**
+ * The file's secrets. A file that is not the JSON object of texts svc writes
+ * (a bad hand edit) is refused in one line that quotes none of it: a JSON
+ * parser's message shows the text around the fault, which is a secret.
+ */
 function read(file: string): Record<string, string> {
-  if (!existsSync(file)) return {};
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    throw new UsageError(`cannot read ${shortPath(file)} (${code ?? 'error'}); fix its permissions, or remove it and sign in again with 'svc login --insecure-storage'`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = undefined;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new UsageError(`${shortPath(file)} is damaged (not the JSON object svc writes); remove it and sign in again with 'svc login --insecure-storage'`);
+  }
+  // An entry that is not text (a hand edit) is passed on as it is: its reader (a stored sign-in's) refuses it in its own words.
+  return data as Record<string, string>;
 }
 
 function write(file: string, data: Record<string, string>): void {
@@ -70,7 +93,8 @@ export function createPlainFileStore(dir: string, warn: (message: string) => voi
   return {
     kind: 'plain file',
     async get(account) {
-      const value = read(file)[account];
+      const data = read(file);
+      const value = Object.hasOwn(data, account) ? data[account] : undefined;
       if (value !== undefined) notice();
       return value;
     },

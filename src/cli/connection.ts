@@ -17,10 +17,13 @@ import type { ChainResult, ResolvedToken } from '../auth/chain.js';
 import type { OAuthGrant } from '../auth/oauth/grant.js';
 import type { CredentialStore } from '../auth/store.js';
 import type { Profile, ProfileStore } from '../config/profiles.js';
+import { secretsFit } from '../config/secrets-fit.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { BearerCredential, HttpClient } from '../http/client.js';
 import { parseInstanceUrl } from '../http/urls.js';
 import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
+import { validProfileName } from '../config/profile-name.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
@@ -44,6 +47,8 @@ export interface Target {
   readonly key: string;
   /** A name for messages: the profile name, or the URL. */
   readonly label: string;
+  /** Whether the credential store's secrets under `key` are this instance's (see secretsFit); always for a URL alone. */
+  readonly storedSecrets: boolean;
 }
 
 export interface Connection {
@@ -67,22 +72,30 @@ function normalInstanceUrl(url: string): string {
 
 /** Finds the instance from flags, environment and the current profile. */
 export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: ProfileStore): Target {
-  const url = opts.url ?? deps.env.SVC_URL;
-  const name = opts.profile ?? (url ? undefined : (deps.env.SVC_PROFILE ?? profiles.current()));
+  // An empty variable is an unset one (as for SVC_TOKEN and SVC_TOKEN_FILE).
+  const url = opts.url ?? (deps.env.SVC_URL || undefined);
+  const name = opts.profile ?? (url ? undefined : (deps.env.SVC_PROFILE || profiles.current()));
   if (name !== undefined) {
     const profile = profiles.get(name);
     if (!profile) {
       const known = profiles.list().map((p) => p.name);
-      throw new UsageError(`no profile '${name}'${didYouMean(name, known)} (see 'svc profile list', or add it with 'svc profile add ${name} --url URL')`);
+      const add = validProfileName(name) ? `, or add it with 'svc profile add ${name} --url URL'` : '';
+      throw new UsageError(`no profile '${shown(name)}'${didYouMean(name, known)} (see 'svc profile list'${add})`);
     }
-    const instanceUrl = url ?? profile.url;
-    return { profile, instanceUrl, key: `profile:${profile.name}`, label: profile.name };
+    // A profile's token goes to the profile's instance only: a URL beside it (a stale SVC_URL in the shell,
+    // or --url with --profile) that names another instance is refused, never sent the profile's secrets.
+    if (url !== undefined && normalInstanceUrl(url) !== normalInstanceUrl(profile.url)) {
+      const where = opts.url !== undefined ? '--url' : 'SVC_URL';
+      const fix = opts.url !== undefined ? 'drop --url to use the profile, or --profile to use the URL' : 'unset SVC_URL to use the profile, or drop --profile to use the URL';
+      throw new UsageError(`--profile ${shown(name)} is ${profile.url}, and ${where} names ${shown(url)}, another instance: ${fix}`);
+    }
+    return { profile, instanceUrl: profile.url, key: `profile:${profile.name}`, label: profile.name, storedSecrets: secretsFit(profile) };
   }
   if (url) {
     // One instance, one key, however it is spelt (trailing slash, case of the host, default port), so a
     // token stored by `svc --url … login --insecure-storage` is found by the next `svc --url …`.
     const instanceUrl = normalInstanceUrl(url);
-    return { instanceUrl, key: `url:${instanceUrl}`, label: url };
+    return { instanceUrl, key: `url:${instanceUrl}`, label: url, storedSecrets: true };
   }
   throw new UsageError("no instance chosen: add one with 'svc profile add NAME --url URL' (or run 'svc sandbox start'), or pass --url or set SVC_URL");
 }
@@ -118,10 +131,14 @@ export async function plainStoreOf(deps: Deps, target?: Target): Promise<Credent
   return store;
 }
 
+/** --timeout in whole milliseconds (undici refuses a fractional timeout: --timeout 1.5ms is 2 ms); 30 s by default. */
+function timeoutOf(opts: ConnectionOptions): number {
+  return opts.timeout ? Math.ceil(parseDuration(opts.timeout, '--timeout', MAX_TIMER_MS)) : 30_000;
+}
+
 /** The HTTP client options from the global flags, for a target and (maybe) a token. */
 export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
-  // Whole milliseconds: undici refuses a fractional timeout (--timeout 1.5ms is 2 ms).
-  const timeoutMs = opts.timeout ? Math.ceil(parseDuration(opts.timeout, '--timeout', MAX_TIMER_MS)) : 30_000;
+  const timeoutMs = timeoutOf(opts);
   const retries = opts.retries === undefined ? 3 : Number(opts.retries);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
   const verbose = opts.verbose === true || (deps.env.SVC_DEBUG ?? '').split(',').includes('http');
@@ -158,10 +175,11 @@ export async function connect(
     env: deps.env,
     tokenFile: opts.tokenFile,
     key: target.key,
-    // Opened only if the chain gets that far: with SVC_TOKEN or a token file, no store module loads.
-    keychain: () => keychainOf(deps),
-    plain: () => plainStoreOf(deps, target),
+    // Opened only if the chain gets that far: with SVC_TOKEN or a token file, no store module loads. Not at all
+    // when what is stored under the profile's name is another instance's.
+    ...(target.storedSecrets ? { keychain: () => keychainOf(deps), plain: () => plainStoreOf(deps, target) } : {}),
     warn: (m) => deps.stderr.write(`svc: ${m}\n`),
+    waitMs: timeoutOf(opts),
   });
   if (needs.token && !chain.token) {
     const why = chain.keychainProblem ? ` (the keychain could not be read: ${chain.keychainProblem})` : '';

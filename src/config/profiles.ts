@@ -7,12 +7,13 @@
  * that talks to the service reads it; conf, with ajv, cost each ~60 ms to
  * load). Writes go through conf, loaded at the first write.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type Conf from 'conf';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { checkProfileName } from './profile-name.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 
 export interface Profile {
@@ -36,7 +37,13 @@ export interface Profile {
   readonly filterMember?: 'filter' | 'filters' | undefined;
   /** The OAuth application's identifier for `svc login --web` (its secret lives in the credential store). */
   readonly clientId?: string | undefined;
+  /**
+   * The instance the profile's stored secrets were stored for (by a login, or
+   * `svc sandbox start`): they are used only while the profile points there.
+   */
+  readonly secretsUrl?: string | undefined;
 }
+
 
 interface ConfigShape {
   current?: string;
@@ -48,6 +55,8 @@ export interface ProfileStore {
   readonly path: string;
   list(): Profile[];
   get(name: string): Profile | undefined;
+  /** Whether config.json has an entry of this name, damaged or not. */
+  has(name: string): boolean;
   /** The profile `svc profile use` chose, if any. */
   current(): string | undefined;
   use(name: string): void;
@@ -69,6 +78,7 @@ export function newIdentifier(): string {
 }
 
 type ConfClass = typeof Conf;
+type LockSync = typeof import('proper-lockfile').lockSync;
 
 /**
  * Where the build put conf: bundled as CommonJS beside the chunks
@@ -79,6 +89,7 @@ type ConfClass = typeof Conf;
 declare const SVC_CONF_BUNDLE: string | undefined;
 
 let confClass: ConfClass | undefined;
+let lockSync: LockSync | undefined;
 
 function loadConf(): ConfClass {
   if (!confClass) {
@@ -88,14 +99,78 @@ function loadConf(): ConfClass {
   return confClass;
 }
 
+/** proper-lockfile's lockSync: in the conf bundle once built, from node_modules when run from the sources. */
+function loadLockSync(): LockSync {
+  if (!lockSync) {
+    const load = createRequire(import.meta.url);
+    lockSync = typeof SVC_CONF_BUNDLE === 'string' ? (load(SVC_CONF_BUNDLE) as { lockSync: LockSync }).lockSync : (load('proper-lockfile') as { lockSync: LockSync }).lockSync;
+  }
+  return lockSync;
+}
+
+/** How long a write waits for another svc's write of the same config (each takes milliseconds). */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * Runs a read-modify-write of config.json under a lock every svc process
+ * takes (proper-lockfile, as the plain-file store and token renewal lock):
+ * without it, two `svc profile add` at once each wrote back the file as they
+ * had read it, and one profile was lost. Writes are synchronous (conf's), so
+ * the wait is too: a short sleep between tries. Any failure to write is one
+ * line naming the file.
+ */
+function lockedWrite<T>(path: string, work: () => T): T {
+  let release: (() => void) | undefined;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const lock = loadLockSync();
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (;;) {
+      try {
+        release = lock(path, { realpath: false, stale: LOCK_WAIT_MS });
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() > deadline) throw err;
+        Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
+      }
+    }
+    return work();
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ELOCKED' ? `another svc kept it locked for ${LOCK_WAIT_MS / 1000} s` : e instanceof RangeError ? 'its content nests too deep to be written back' : (e.code ?? e.message);
+    throw new SvcError(`cannot write ${path} (${why}); check the file and its directory`);
+  } finally {
+    try {
+      release?.();
+    } catch {
+      // The lock is stale after LOCK_WAIT_MS: the next writer takes it over.
+    }
+  }
+}
+
+/** Why a profile entry of config.json is not one svc wrote, or undefined when it is. */
+function damageOf(entry: unknown): string | undefined {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    return `it is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object`;
+  }
+  const url = (entry as { url?: unknown }).url;
+  return typeof url === 'string' && url !== '' ? undefined : 'it has no url';
+}
+
+/** A profile entry of config.json that is not one svc wrote. */
+export class DamagedProfileError extends UsageError {}
+
 /** The config file's data as conf reads it: JSON, an absent file being empty. */
 function readConfig(path: string): Partial<ConfigShape> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    throw new UsageError(`cannot read ${path} (${code ?? 'error'}); it should be svc's config file: fix it, or move it away and add the profiles again`);
   }
   let data: unknown;
   try {
@@ -128,37 +203,49 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
       configFileMode: 0o600,
     }));
   const all = (): Record<string, Omit<Profile, 'name'>> => readConfig(path).profiles ?? {};
+  /** The entry as a profile; a damaged one (a hand edit) is refused, naming it and the fix. */
+  const profileOf = (name: string, entry: unknown): Profile => {
+    const damage = damageOf(entry);
+    if (damage) throw new DamagedProfileError(`profile '${shown(name)}' in ${path} is damaged (${damage}); remove it with 'svc profile remove ${shown(name)}' and add it again`);
+    return { name, ...(entry as Omit<Profile, 'name'>) };
+  };
   const get = (name: string): Profile | undefined => {
     const profiles = all();
-    const p = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
-    return p ? { name, ...p } : undefined;
+    return Object.hasOwn(profiles, name) ? profileOf(name, profiles[name]) : undefined;
   };
   return {
     path,
-    list: () => Object.entries(all()).map(([name, p]) => ({ name, ...p })).sort((a, b) => a.name.localeCompare(b.name)),
+    list: () => Object.entries(all()).map(([name, p]) => profileOf(name, p)).sort((a, b) => a.name.localeCompare(b.name)),
     get,
+    has: (name) => Object.hasOwn(all(), name),
     current: () => readConfig(path).current,
     use(name) {
-      if (!get(name)) throw new UsageError(`no profile '${name}'${didYouMean(name, Object.keys(all()))} (see 'svc profile list')`);
-      writer().set('current', name);
+      if (!get(name)) throw new UsageError(`no profile '${shown(name)}'${didYouMean(name, Object.keys(all()))} (see 'svc profile list')`);
+      lockedWrite(path, () => writer().set('current', name));
     },
     save(profile) {
       checkProfileName(profile.name);
-      const before = get(profile.name);
-      const identifier = profile.identifier ?? (before && before.url === profile.url ? before.identifier : newIdentifier());
-      const { name, ...rest } = { ...before, ...profile, identifier };
-      const c = writer();
-      c.set('profiles', { ...(c.get('profiles') ?? {}), [name]: rest });
-      return { name, ...rest };
+      return lockedWrite(path, () => {
+        // A damaged entry of this name is replaced, as a new profile.
+        const profiles = all();
+        const before = Object.hasOwn(profiles, profile.name) && damageOf(profiles[profile.name]) === undefined ? get(profile.name) : undefined;
+        const identifier = profile.identifier ?? (before && before.url === profile.url ? before.identifier : newIdentifier());
+        const { name, ...rest } = { ...before, ...profile, identifier };
+        const c = writer();
+        c.set('profiles', { ...(c.get('profiles') ?? {}), [name]: rest });
+        return { name, ...rest };
+      });
     },
     remove(name) {
-      const c = writer();
-      const profiles = { ...(c.get('profiles') ?? {}) };
-      if (!(name in profiles)) return false;
-      delete profiles[name];
-      c.set('profiles', profiles);
-      if (c.get('current') === name) c.delete('current');
-      return true;
+      return lockedWrite(path, () => {
+        const c = writer();
+        const profiles = { ...(c.get('profiles') ?? {}) };
+        if (!Object.hasOwn(profiles, name)) return false;
+        delete profiles[name];
+        c.set('profiles', profiles);
+        if (c.get('current') === name) c.delete('current');
+        return true;
+      });
     },
   };
 }

@@ -1,3 +1,5 @@
+import { shown } from './shown.js';
+
 /**
  * Did-you-mean: candidates close to a misspelt name, best first. Uses the
  * optimal-string-alignment distance (edits plus adjacent swaps), case-insensitive,
@@ -6,7 +8,8 @@
  */
 export function suggest(input: string, candidates: readonly string[], max = 3): string[] {
   const needle = input.toLowerCase();
-  if (needle.length === 0) return [];
+  // No name is longer than this: a pasted paragraph gets no suggestion, in time linear in its length.
+  if (needle.length === 0 || needle.length > 200) return [];
   const limit = Math.max(1, Math.floor(needle.length / 3));
   const scored: { name: string; score: number }[] = [];
   for (const name of new Set(candidates)) {
@@ -41,5 +44,5 @@ export function distance(a: string, b: string): number {
 /** "; did you mean 'x'?" when there is a suggestion, else "". */
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const best = suggest(input, candidates)[0];
-  return best === undefined ? '' : `; did you mean '${best}'?`;
+  return best === undefined ? '' : `; did you mean '${shown(best)}'?`;
 }

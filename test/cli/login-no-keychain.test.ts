@@ -129,6 +129,9 @@ describe('svc profile without a keychain', () => {
     const configDir = tempConfigDir();
     const { keychain } = noSecretService();
     await svc(['profile', 'add', 'acme', '--url', 'https://erp.example.com/acme'], { configDir, keychain });
+    // Signed in there once (a login keeps the instance its secrets are for).
+    const profiles = await openProfiles(configDir);
+    profiles.save({ ...profiles.get('acme')!, user: 'dana', secretsUrl: 'https://erp.example.com/acme' });
     const table = await svc(['profile', 'show', 'acme'], { configDir, keychain, tty: true, env: { NO_COLOR: '1' } });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stderr).toBe('');

@@ -10,6 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKeychainStore } from '../../src/auth/keychain.js';
 import { accountName, type CredentialStore } from '../../src/auth/store.js';
 import { PLAIN_FILE_NAME } from '../../src/auth/plain-file.js';
+import { openProfiles } from '../../src/config/profiles.js';
 import { svc as run, type CliRun } from '../helpers/cli.js';
 import { keychainAvailable, NO_KEYCHAIN } from '../helpers/keychain.js';
 
@@ -171,6 +172,10 @@ describe('svc profile show', () => {
     expect(JSON.parse((await svc(['profile', 'show'])).stdout)).toMatchObject({ tokenStored: false });
     const token = randomBytes(20).toString('hex');
     await keychain.set(accountName('profile:acme', 'token'), token);
+    // Not the profile's until a login there says so (secretsUrl): another instance's token is never counted.
+    expect(JSON.parse((await svc(['profile', 'show'])).stdout)).toMatchObject({ tokenStored: false });
+    const profiles = await openProfiles(configDir);
+    profiles.save({ ...profiles.get('acme')!, secretsUrl: URL_A });
     const r = await svc(['profile', 'show'], { tty: true });
     expect(r.stdout).toMatch(/^token:\s+stored in the keychain$/m);
     expect(r.stdout + r.stderr).not.toContain(token);

@@ -7,6 +7,7 @@ import { KeychainUnavailableError, accountName } from '../../auth/store.js';
 import { keychainOf, plainStoreOf } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
 import type { Profile } from '../../config/profiles.js';
+import { secretsFit } from '../../config/secrets-fit.js';
 
 /** Where a profile's token is stored, if anywhere; `problem` when the keychain could not be asked. */
 export interface StoredToken {
@@ -22,9 +23,14 @@ export function profileKey(name: string): string {
 /** The kinds of secret svc keeps for a profile. */
 const KINDS = ['token', 'appsecret', 'clientsecret'] as const;
 
-/** Looks up whether a token is stored for the profile: keychain first, then the plain file when it opted in. */
-export async function findStoredToken(deps: Deps, name: string, insecureStorage: boolean): Promise<StoredToken> {
-  const account = accountName(profileKey(name), 'token');
+/**
+ * Looks up whether a token is stored for the profile: keychain first, then the plain file when it opted in.
+ * None when what is stored under its name is another instance's (secretsFit): svc would not send it.
+ */
+export async function findStoredToken(deps: Deps, profile: Profile): Promise<StoredToken> {
+  if (!secretsFit(profile)) return {};
+  const insecureStorage = profile.insecureStorage === true;
+  const account = accountName(profileKey(profile.name), 'token');
   let problem: string | undefined;
   try {
     if (await (await keychainOf(deps)).get(account)) return { store: 'keychain' };

@@ -128,9 +128,11 @@ export async function registerSandboxProfile(
       return undefined;
     }
     const stale = await staleBecause(existing, keychain, name, info);
+    let leftOver = false;
     if (stale && existing) {
       // Its token was issued by another sandbox (or tenant): it would be refused, so it goes, as with `svc profile add`.
       const { removed, warnings } = await forgetSecrets(deps, existing);
+      leftOver = warnings.length > 0;
       const signedIn = removed.includes('token') || existing.user !== undefined || existing.tokenExpires !== undefined;
       note(`${stale}${signedIn ? '; the token it kept was for the old one and was removed' : ''}`);
       warnings.forEach(note);
@@ -141,6 +143,9 @@ export async function registerSandboxProfile(
       caFile: info.caFile,
       ...(info.clientId ? { clientId: info.clientId } : {}),
       ...(stale ? { user: undefined, tokenExpires: undefined } : {}),
+      // The secrets stored below are this instance's; while the old ones may be left in a keychain that could not
+      // be reached, none counts as this instance's (a login stores fresh ones).
+      secretsUrl: leftOver ? '' : info.instanceUrl,
     });
     const current = profiles.current();
     if (current === undefined || profiles.get(current) === undefined) profiles.use(name);

@@ -110,9 +110,31 @@ export async function gatherInputs(deps: Deps, opts: InputSources, store: Creden
   if (!password) throw new UsageError('the password is empty');
   const fromEnv = deps.env.SVC_APPSECRET;
   const fromStdin = opts.appsecretStdin ? await readAllStdin(deps) : undefined;
-  const stored = fromEnv || fromStdin ? undefined : await store.get(accountName(target.key, 'appsecret'));
+  const stored = fromEnv || fromStdin || !target.storedSecrets ? undefined : await store.get(accountName(target.key, 'appsecret'));
   const typed = fromEnv || fromStdin || stored ? undefined : tty ? await ask(deps, 'application secret', { hidden: true }) : undefined;
   const appsecret = fromEnv || fromStdin || stored || typed;
   if (!appsecret) needAppsecret();
   return { user, password, appsecret, appsecretIsNew: Boolean(fromStdin || typed) };
+}
+
+/**
+ * Before a login stores its secrets for a profile whose stored ones are
+ * another instance's (secretsFit): removes those from the store it writes
+ * to, so none of them is taken for this instance's once the profile says its
+ * secrets are.
+ */
+export async function dropOtherInstanceSecrets(store: CredentialStore, target: Target): Promise<void> {
+  if (target.storedSecrets) return;
+  for (const kind of ['token', 'appsecret', 'clientsecret'] as const) await store.delete(accountName(target.key, kind));
+}
+
+/**
+ * A warning when an earlier source of the credential chain (--token-file,
+ * SVC_TOKEN, SVC_TOKEN_FILE) will keep being used instead of the sign-in
+ * just stored, as gh warns about GH_TOKEN; undefined when none is set.
+ */
+export function shadowedSignIn(deps: Deps, tokenFile: string | undefined): string | undefined {
+  const first = tokenFile ? '--token-file' : deps.env.SVC_TOKEN?.trim() ? 'SVC_TOKEN' : deps.env.SVC_TOKEN_FILE ? 'SVC_TOKEN_FILE' : undefined;
+  if (!first) return undefined;
+  return `svc: warning: ${first} is set, and commands use it before this sign-in; ${first === '--token-file' ? 'drop --token-file' : `unset ${first}`} to use the sign-in`;
 }

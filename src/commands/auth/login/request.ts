@@ -5,6 +5,7 @@ import type { Target } from '../../../cli/connection.js';
 import { AuthError } from '../../../errors.js';
 import type { HttpClient } from '../../../http/client.js';
 import { HttpStatusError } from '../../../http/errors.js';
+import { shown } from '../../../util/shown.js';
 import type { LoginInputs } from './inputs.js';
 
 /** The service's answer to a login. */
@@ -48,6 +49,6 @@ export function isOtpRequest(err: unknown): boolean {
 
 /** A refused login as exit 4 with the service's reason; anything else unchanged. */
 export function loginError(err: unknown): unknown {
-  if (err instanceof HttpStatusError && err.status === 401) return new AuthError(`login failed: ${err.serviceText}`);
+  if (err instanceof HttpStatusError && err.status === 401) return new AuthError(`login failed: ${shown(err.serviceText)}`);
   return err;
 }

@@ -13,6 +13,7 @@ import type { NoOptions } from '../../../cli/command.js';
 import { keychainOf, plainStoreOf, type Connection } from '../../../cli/connection.js';
 import { refreshLockFile } from '../../../cli/oauth-credential.js';
 import type { Context } from '../../../cli/context.js';
+import { ExitCode, SvcError } from '../../../errors.js';
 
 /**
  * Revokes a browser sign-in's tokens and forgets them, holding the refresh lock: another svc renewing the
@@ -85,9 +86,17 @@ export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
   if (conn.oauth) {
     what = await endBrowserSignIn(ctx, conn);
   } else {
-    const res = await conn.client.request({ method: 'GET', root: 'auth', path: '/logout', accept: [401] });
-    what = res.status === 205 ? 'the token was invalidated' : 'the token was no longer valid';
-    await res.body.dump();
+    try {
+      const res = await conn.client.request({ method: 'GET', root: 'auth', path: '/logout', accept: [401] });
+      what = res.status === 205 ? 'the token was invalidated' : 'the token was no longer valid';
+      await res.body.dump();
+    } catch (err) {
+      // The service cannot be reached (or keeps failing): the token is forgotten here all the same, as a
+      // browser sign-in's is, so a machine can be signed out of an instance that is gone.
+      if (!(err instanceof SvcError) || err.exitCode !== ExitCode.failure) throw err;
+      deps.stderr.write(`svc: warning: the service was not told (${err.message}), so the token stays valid there until it expires\n`);
+      what = conn.token.source === 'keychain' || conn.token.source === 'plain file' ? 'the token was forgotten here' : 'the service was not told';
+    }
   }
   const source = conn.token.source;
   if (source === 'keychain') await (await keychainOf(deps)).delete(accountName(conn.target.key, 'token'));

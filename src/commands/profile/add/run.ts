@@ -42,7 +42,7 @@ export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Prom
   const makeCurrent = opts.use || current === undefined || profiles.get(current) === undefined;
   if (makeCurrent) profiles.use(name);
   const what = before ? 'updated' : 'added';
-  const then = makeCurrent ? '; it is the current profile' : `; use it with --profile ${name} or 'svc profile use ${name}'`;
+  const then = makeCurrent || current === name ? '; it is the current profile' : `; use it with --profile ${name} or 'svc profile use ${name}'`;
   note(`${what} profile '${name}' (${url})${then}`);
   if (moved && before) {
     // Only what was there: a profile that never signed in has nothing to forget and nothing to say.
