@@ -4,6 +4,7 @@
  * startofweek, …) are midnights in a time zone: the one given, else the
  * local one. Time-zone arithmetic uses Intl only.
  */
+import { shown } from '../util/shown.js';
 
 /** A date or the reason it is not one. */
 export type DateResult = { readonly ok: true; readonly seconds: number } | { readonly ok: false; readonly message: string };
@@ -39,7 +40,7 @@ interface Wall {
 /** Parses a date value in `zone` relative to `now` (ms). */
 export function parseDate(text: string, now: number, zone: string | undefined): DateResult {
   const formatter = createFormatter(zone);
-  if (!formatter) return { ok: false, message: `unknown time zone '${zone ?? ''}'; use an IANA name such as Europe/Berlin` };
+  if (!formatter) return { ok: false, message: `unknown time zone '${shown(zone ?? '', 60)}'; use an IANA name such as Europe/Berlin` };
   const word = text.toLowerCase();
   if (word === 'now') return { ok: true, seconds: Math.floor(now / 1000) };
   if (word in DATE_WORDS) return { ok: true, seconds: calendarWord(word, now, formatter) };
@@ -50,7 +51,7 @@ export function parseDate(text: string, now: number, zone: string | undefined): 
   }
   const iso = ISO.exec(text);
   if (iso) return isoDate(iso, formatter);
-  return { ok: false, message: `'${text}' is not a date; use 2026-11-01, 2026-11-01T08:30, -7d, today or a number of Unix seconds` };
+  return { ok: false, message: `'${shown(text, 60)}' is not a date; use 2026-11-01, 2026-11-01T08:30, -7d, today or a number of Unix seconds` };
 }
 
 function isoDate(m: RegExpExecArray, formatter: Intl.DateTimeFormat): DateResult {
@@ -88,12 +89,50 @@ function calendarWord(word: string, now: number, formatter: Intl.DateTimeFormat)
   return fromWall(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), 0, 0, 0, formatter);
 }
 
-/** The Unix seconds of a wall-clock time in the formatter's zone (the earlier one when it occurs twice). */
+/**
+ * The Unix seconds of a wall-clock time in the formatter's zone. A time that
+ * occurs twice (clocks set back) is the earlier of the two; a time that does
+ * not occur (clocks set forward over it) is the first moment after the gap,
+ * the instant the clocks jump (so a day whose midnight is skipped starts when
+ * it does).
+ */
 function fromWall(year: number, month: number, day: number, hour: number, minute: number, second: number, formatter: Intl.DateTimeFormat): number {
-  const guess = Date.UTC(year, month - 1, day, hour, minute, second);
-  const early = guess - offsetAt(guess, formatter);
-  const late = guess - offsetAt(early, formatter);
-  return Math.floor(Math.min(early, late) / 1000);
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const offsets = new Set<number>();
+  for (const probe of [wall - DAY_MS, wall, wall + DAY_MS]) offsets.add(offsetAt(probe, formatter));
+  for (const o of [...offsets]) offsets.add(offsetAt(wall - o, formatter));
+  const candidates = [...offsets].map((o) => wall - o).sort((a, b) => a - b);
+  const matching = candidates.filter((t) => wallAt(t, formatter) === wall);
+  const [first] = matching;
+  if (first !== undefined) return Math.floor(first / 1000);
+  return Math.floor(gapEnd(wall, candidates, formatter) / 1000);
+}
+
+const DAY_MS = 86_400_000;
+
+/** A moment's wall-clock time in the zone, as ms of a UTC date with the same parts. */
+function wallAt(ms: number, formatter: Intl.DateTimeFormat): number {
+  return ms + offsetAt(ms, formatter);
+}
+
+/**
+ * The first moment whose wall-clock time lies after `wall`, a wall time in a
+ * gap: between the candidates that bracket it (one before the jump, whose wall
+ * time is earlier, one after it, whose wall time is later), by halving to the
+ * second.
+ */
+function gapEnd(wall: number, candidates: readonly number[], formatter: Intl.DateTimeFormat): number {
+  const before = candidates.find((t) => wallAt(t, formatter) < wall);
+  const after = [...candidates].reverse().find((t) => wallAt(t, formatter) > wall);
+  if (before === undefined || after === undefined || before >= after) return candidates[0] ?? wall;
+  let lo = Math.floor(before / 1000) * 1000;
+  let hi = Math.floor(after / 1000) * 1000;
+  while (hi - lo > 1000) {
+    const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+    if (wallAt(mid, formatter) > wall) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 /** The zone's offset from UTC at a moment, in ms. */

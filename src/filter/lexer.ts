@@ -2,12 +2,15 @@
  * The lexer: expression text to tokens with offsets. It never throws; an
  * unterminated string or a character that starts no token is an error value.
  */
-import { fail, ok, type Result } from './errors.js';
+import { ACTING } from '../util/shown.js';
+import { clip, fail, ok, type Result } from './errors.js';
 import { OPERATOR_CHARS, OPERATOR_SYMBOLS, OPERATORS } from './operators.js';
 import type { Token, TokenKind } from './token.js';
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_.:+\-%@/]/u;
 const SPACE = /\s/u;
+/** Characters named by code rather than shown: those that act on a terminal, formats (Cf) and unassigned or private ones. */
+const INVISIBLE = new RegExp(`${ACTING.source}|[\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}]`, 'u');
 const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' };
 const PUNCTUATION: Readonly<Record<string, TokenKind>> = { '(': 'lparen', ')': 'rparen', ',': 'comma' };
 
@@ -40,9 +43,15 @@ function scanToken(text: string, start: number): Result<Token> {
     while (end < text.length && WORD_CHAR.test(text.charAt(end))) end++;
     return ok({ kind: 'word', text: text.slice(start, end), start, end });
   }
-  const shown = text.codePointAt(start) ?? 0;
-  const width = shown > 0xffff ? 2 : 1;
-  return fail(`unexpected character '${String.fromCodePoint(shown)}' in the filter; quote texts that hold it`, start, start + width);
+  const code = text.codePointAt(start) ?? 0;
+  const width = code > 0xffff ? 2 : 1;
+  return fail(`unexpected character ${nameOf(code)} in the filter; quote texts that hold it`, start, start + width);
+}
+
+/** A character as a message names it: quoted, or as U+XXXX when it would act on a terminal or not show. */
+function nameOf(code: number): string {
+  const ch = String.fromCodePoint(code);
+  return INVISIBLE.test(ch) ? `U+${code.toString(16).toUpperCase().padStart(4, '0')}` : `'${ch}'`;
 }
 
 function scanOperator(text: string, start: number): Result<Token> {
@@ -51,7 +60,7 @@ function scanOperator(text: string, start: number): Result<Token> {
   const run = text.slice(start, end);
   if (!OPERATOR_SYMBOLS.includes(run)) {
     const known = OPERATORS.flatMap((o) => (o.symbol === undefined ? [] : [o.symbol]));
-    return fail(`unknown operator '${run}'; use one of ${known.join(' ')}`, start, end);
+    return fail(`unknown operator '${clip(run)}'; use one of ${known.join(' ')}`, start, end);
   }
   return ok({ kind: 'operator', text: run, start, end });
 }

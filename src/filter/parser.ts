@@ -6,7 +6,7 @@
  */
 import { suggest } from '../util/suggest.js';
 import type { ComparisonNode, ExprNode, MembershipNode, NullCheckNode, PathNode, ValueNode } from './ast.js';
-import { fail, ok, type Result } from './errors.js';
+import { clip, fail, ok, type Result } from './errors.js';
 import { tokenize } from './lexer.js';
 import { OPERATOR_WORDS, operatorBySymbol, operatorByWord, type OperatorSpec } from './operators.js';
 import { describeToken, isKeyword, type Token } from './token.js';
@@ -100,7 +100,7 @@ class Parser {
       if (op) return this.comparison(path.value, op, t.text, t);
     }
     if (t.kind === 'word') return this.wordPredicate(path.value);
-    return fail(`expected an operator after '${path.value.text}', found ${describeToken(t)}`, t.start, t.end);
+    return fail(`expected an operator after '${clip(path.value.text)}', found ${describeToken(t)}`, t.start, t.end);
   }
 
   /** `is [not] null`, `[not] in (…)`, `[not] like …` and the other word operators. */
@@ -114,7 +114,7 @@ class Parser {
     if (op) return this.comparison(path, op, `${negated ? 'not ' : ''}${word.text.toLowerCase()}`, first, word.end);
     const hint = word.kind === 'word' ? suggest(word.text, [...OPERATOR_WORDS, 'is']) : [];
     const mean = hint[0] === undefined ? '' : `; did you mean '${hint[0]}'?`;
-    return fail(`expected an operator after '${path.text}', found ${describeToken(word)}${mean}`, word.start, word.end);
+    return fail(`expected an operator after '${clip(path.text)}', found ${describeToken(word)}${mean}`, word.start, word.end);
   }
 
   private nullCheck(path: PathNode): Result<NullCheckNode> {
@@ -148,9 +148,17 @@ class Parser {
     }
   }
 
-  /** A field path: a bare word starting with a letter or underscore. */
+  /** A field path: a bare word starting with a letter or underscore, other than 'and' and 'or'. */
   private parsePath(): Result<PathNode> {
     const t = this.peek();
+    const junction = JUNCTIONS.find((k) => isKeyword(t, k));
+    if (junction !== undefined) {
+      // A doubled or leading 'and'/'or' ("a and and b", "or a"): say a condition is missing, rather than taking the
+      // keyword for a field name and the field after it for a misspelt operator.
+      const found = describeToken(t);
+      if (this.pos === 0) return fail(`expected a condition, found ${found}; start the filter with a condition such as lastname = Smith`, t.start, t.end);
+      return fail(`expected a condition after ${describeToken(this.last())}, found ${found}; remove it or add the missing condition`, t.start, t.end);
+    }
     if (t.kind === 'word' && PATH.test(t.text)) {
       this.next();
       return ok({ text: t.text, start: t.start, end: t.end });

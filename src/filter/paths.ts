@@ -6,7 +6,7 @@
  */
 import { findFamily, isComposite, suggestField, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
 import type { PathNode } from './ast.js';
-import { fail, ok, type Result } from './errors.js';
+import { clip, fail, ok, type Result } from './errors.js';
 
 const EXTDATA = 'extdata';
 
@@ -22,7 +22,7 @@ export function resolvePath(family: ResourceFamily, node: PathNode): Result<Targ
   const head = dot < 0 ? node.text : node.text.slice(0, dot);
   const rest = dot < 0 ? undefined : node.text.slice(dot + 1);
   if (head.toLowerCase() === EXTDATA && rest !== undefined) {
-    if (rest === '') return fail(`'${node.text}' names no extension field; write extdata.<name>`, node.start, node.end);
+    if (rest === '') return fail(`'${clip(node.text)}' names no extension field; write extdata.<name>`, node.start, node.end);
     return ok({ path: `${EXTDATA}.${rest}`, field: undefined });
   }
   const headField = lookup(family, head);
@@ -35,10 +35,10 @@ function relatedPath(family: ResourceFamily, refField: ResourceField, rest: stri
   const restStart = node.start + refField.name.length + 1;
   const target = refField.ref?.isFamily ? findFamily(refField.ref.family) : undefined;
   if (!target) {
-    return fail(`'${refField.name}' on ${family.name} refers to no other family, so '${node.text}' cannot follow it`, node.start, restStart - 1);
+    return fail(`'${refField.name}' on ${family.name} refers to no other family, so '${clip(node.text)}' cannot follow it`, node.start, restStart - 1);
   }
   if (rest.includes('.')) {
-    return fail(`'${node.text}' goes deeper than one related record; only field.field paths are allowed`, node.start, node.end);
+    return fail(`'${clip(node.text)}' goes deeper than one related record; only field.field paths are allowed`, node.start, node.end);
   }
   const field = lookup(target, rest);
   if (!field) return unknown(family, target, rest, restStart, node.end, node.text);
@@ -63,8 +63,8 @@ function lookup(family: ResourceFamily, name: string): ResourceField | undefined
 
 function unknown(family: ResourceFamily, owner: ResourceFamily, name: string, start: number, end: number, path: string): Result<Target> {
   const hint = suggestField(owner, name)[0];
-  const where = owner === family ? `on ${family.name}` : `on ${owner.name} (in '${path}')`;
+  const where = owner === family ? `on ${family.name}` : `on ${owner.name} (in '${clip(path)}')`;
   const mean = hint === undefined ? '' : `; did you mean '${hint}'?`;
   const extra = hint === undefined && owner === family ? `; see: svc describe ${family.name}` : '';
-  return fail(`unknown field '${name}' ${where}${mean}${extra}`, start, end);
+  return fail(`unknown field '${clip(name)}' ${where}${mean}${extra}`, start, end);
 }

@@ -3,6 +3,7 @@
  * in the expression (`start` inclusive, `end` exclusive, UTF-16 units), so any
  * later error can point at it.
  */
+import { clip } from './errors.js';
 
 /**
  * - `word`: a bare run of letters, digits and `_ . : + - % @ /` — a field
@@ -30,6 +31,6 @@ export function isKeyword(token: Token, word: string): boolean {
 /** The token as shown in a message: quoted text, or "the end of the filter". */
 export function describeToken(token: Token): string {
   if (token.kind === 'end') return 'the end of the filter';
-  if (token.kind === 'string') return `the text ${JSON.stringify(token.text)}`;
-  return `'${token.text}'`;
+  if (token.kind === 'string') return `the text ${JSON.stringify(clip(token.text))}`;
+  return `'${clip(token.text)}'`;
 }

@@ -8,7 +8,7 @@ import { enumValueOf, type ResourceField } from '../catalogue/index.js';
 import { suggest } from '../util/suggest.js';
 import type { ValueNode } from './ast.js';
 import { parseDate } from './dates.js';
-import { fail, ok, type Result } from './errors.js';
+import { clip, fail, ok, type Result } from './errors.js';
 import type { Target } from './paths.js';
 
 /** What value conversion needs beyond the value and the field. */
@@ -56,7 +56,7 @@ export function convertPattern(value: ValueNode, regex: boolean): Result<string>
     return ok(value.text);
   } catch (e) {
     const reason = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : String(e);
-    return fail(`invalid regular expression: ${reason}`, value.start, value.end);
+    return fail(`invalid regular expression: ${reason.replace(value.text, () => clip(value.text))}`, value.start, value.end);
   }
 }
 
@@ -76,9 +76,9 @@ function unknownName(value: ValueNode, target: Target, field: ResourceField, fam
   const hint = suggest(value.text, names)[0];
   const mean = hint === undefined ? '' : ` did you mean '${hint}'?`;
   const list = names.length > 12 ? `${names.slice(0, 12).join(', ')}, … (see svc describe)` : names.join(', ');
-  return fail(`unknown value '${value.text}' for ${target.path} on ${family};${mean} use one of ${list} or a number`, value.start, value.end);
+  return fail(`unknown value '${clip(value.text)}' for ${target.path} on ${family};${mean} use one of ${list} or a number`, value.start, value.end);
 }
 
 function bad(value: ValueNode, target: Target, family: string, why: string): Result<unknown> {
-  return fail(`'${value.text}' ${why} (value of ${target.path} on ${family})`, value.start, value.end);
+  return fail(`'${clip(value.text)}' ${why} (value of ${target.path} on ${family})`, value.start, value.end);
 }

@@ -86,3 +86,63 @@ describe('compileFilter: errors with message, expression and caret', () => {
     expect(rendered('type = 1\nand lastnme = x')).toBe(lines("unknown field 'lastnme' on accounts; did you mean 'lastname'?", 'type = 1 and lastnme = x', '             ^^^^^^^'));
   });
 });
+
+describe('renderFilterError: what a terminal shows', () => {
+  it('names a doubled or leading and/or as a missing condition, with the caret on the keyword', () => {
+    expect(rendered('ID > 1 and and ID < 2')).toBe(
+      lines("expected a condition after 'and', found 'and'; remove it or add the missing condition", 'ID > 1 and and ID < 2', '           ^^^'),
+    );
+    expect(rendered('ID > 1 OR or ID < 2')).toBe(lines("expected a condition after 'OR', found 'or'; remove it or add the missing condition", 'ID > 1 OR or ID < 2', '          ^^'));
+    expect(rendered('(and ID > 1)')).toBe(lines("expected a condition after '(', found 'and'; remove it or add the missing condition", '(and ID > 1)', ' ^^^'));
+    expect(rendered('not or ID > 1')).toBe(lines("expected a condition after 'not', found 'or'; remove it or add the missing condition", 'not or ID > 1', '    ^^'));
+    expect(rendered('and ID > 1')).toBe(lines("expected a condition, found 'and'; start the filter with a condition such as lastname = Smith", 'and ID > 1', '^^^'));
+  });
+
+  it('places the caret by display columns: wide characters take two, combining marks none', () => {
+    expect(rendered('lastname = "東京東京" and tpye = 1')).toBe(
+      lines("unknown field 'tpye' on accounts; did you mean 'type'?", 'lastname = "東京東京" and tpye = 1', `${' '.repeat(26)}^^^^`),
+    );
+    expect(rendered('lastname = "😀x" and tpye = 1')).toBe(lines("unknown field 'tpye' on accounts; did you mean 'type'?", 'lastname = "😀x" and tpye = 1', `${' '.repeat(21)}^^^^`));
+    expect(rendered('lastname = "e\u0301" and tpye = 1')).toBe(lines("unknown field 'tpye' on accounts; did you mean 'type'?", 'lastname = "e\u0301" and tpye = 1', `${' '.repeat(19)}^^^^`));
+    expect(rendered('lastname = "東京')).toBe(lines('unterminated text: add the closing "', 'lastname = "東京', '           ^^^^^'));
+  });
+
+  it('shows characters that act on a terminal as ?, keeping the caret aligned, and names them by code in the message', () => {
+    for (const hostile of ['\u202e', '\u2066', '\u009b', '\u0085', '\u001b', '\u200b']) {
+      expect(rendered(`lastname = "${hostile}x" and tpye = 1`)).toBe(
+        lines("unknown field 'tpye' on accounts; did you mean 'type'?", 'lastname = "?x" and tpye = 1', `${' '.repeat(20)}^^^^`),
+      );
+    }
+    expect(rendered('\u009b2J = 1')).toBe(lines("unexpected character U+009B in the filter; quote texts that hold it", '?2J = 1', '^'));
+    expect(rendered('lastname = x\u202e')).toBe(lines("unexpected character U+202E in the filter; quote texts that hold it", 'lastname = x?', '            ^'));
+    expect(rendered('lastname = a\u200b')).toBe(lines("unexpected character U+200B in the filter; quote texts that hold it", 'lastname = a?', '            ^'));
+    expect(rendered('type = "\u202ex"')).toMatch(/^unknown value '\\u202ex' for type/);
+  });
+
+  it('cuts a long expression to a window of about 80 columns around the fault, with … at each cut end', () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => `ID != ${i}`).join(' and ');
+    const atEnd = rendered(`${many} and tpye = 1`);
+    expect(atEnd).toBe(
+      lines("unknown field 'tpye' on accounts; did you mean 'type'?", '… and ID != 39996 and ID != 39997 and ID != 39998 and ID != 39999 and tpye = 1', `${' '.repeat(70)}^^^^`),
+    );
+    const inside = rendered(`${many} and tpye = 1 and ${many}`).split('\n');
+    expect(inside[1]).toBe('  …998 and ID != 39999 and tpye = 1 and ID != 0 and ID != 1 and ID != 2 and ID !=…');
+    expect(inside[2]).toBe(`  ${' '.repeat(25)}^^^^`);
+    const atStart = rendered(`tpye = 1 and ${many}`).split('\n');
+    expect(atStart[1]).toBe('  tpye = 1 and ID != 0 and ID != 1 and ID != 2 and ID != 3 and ID != 4 and ID !=…');
+    expect(atStart[2]).toBe('  ^^^^');
+    for (const r of [atEnd, inside.join('\n'), atStart.join('\n')]) expect(r.length).toBeLessThan(400);
+  });
+
+  it('keeps a long span within the window, and a long token short in the message', () => {
+    const open = rendered(`ID > 1 and lastname = "${'x'.repeat(100_000)}`).split('\n');
+    expect(open[1]).toBe(`  ID > 1 and lastname = "${'x'.repeat(55)}…`);
+    expect(open[2]).toBe(`  ${' '.repeat(22)}${'^'.repeat(56)}`);
+    const word = rendered(`${'a'.repeat(1000)} = 1`);
+    expect(word.split('\n')[0]).toBe(`unknown field '${'a'.repeat(60)}…' on accounts; see: svc describe accounts`);
+    expect(word.length).toBeLessThan(400);
+    const wide = rendered(`${'東'.repeat(100)} tpye = 1`).split('\n');
+    expect(wide[1]).toBe(`  …${'東'.repeat(34)} tpye = 1`);
+    expect(wide[2]).toBe(`  ${' '.repeat(70)}^^^^`);
+  });
+});
