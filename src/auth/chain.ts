@@ -92,18 +92,26 @@ async function tokenFileText(file: string, waitMs: number): Promise<string> {
       throw cannot(err);
     }
   }
-  const { createReadStream } = await import('node:fs');
+  // Opened without waiting for a writer (a FIFO's open blocks until one comes, in a thread no timer can stop),
+  // then read as a pipe: what is written, up to its end, or nothing more after waitMs.
+  const [{ openSync, constants }, { Socket }] = await Promise.all([import('node:fs'), import('node:net')]);
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw cannot(err);
+  }
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stream = createReadStream(file);
+    const stream = new Socket({ fd, readable: true, writable: false });
     const stop = (err?: Error): void => {
       clearTimeout(timer);
       stream.destroy();
       if (err) reject(err);
       else resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    const timer = setTimeout(() => stop(new UsageError(`${shown} gave no token within ${Math.round(waitMs / 1000)} s (a pipe nobody writes to?); check what writes it`)), waitMs);
+    const timer = setTimeout(() => stop(new UsageError(`${shown} gave no token within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`} (a pipe nobody writes to?); check what writes it`)), waitMs);
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += buf.length;

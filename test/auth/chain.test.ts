@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +30,39 @@ const noKeychain: CredentialStore = {
   set: () => Promise.reject(new KeychainUnavailableError('no Secret Service on the session bus')),
   delete: () => Promise.reject(new KeychainUnavailableError('no Secret Service on the session bus')),
 };
+
+describe('a token file that is a pipe', () => {
+  const base = { key: 'p', keychain: noKeychain, warn: () => undefined };
+  const fifo = (): string => {
+    const file = join(tmp(), 'token');
+    execFileSync('mkfifo', ['-m', '600', file]);
+    return file;
+  };
+
+  it('is read as its writer writes it, the writer coming after svc opened it', async () => {
+    const file = fifo();
+    const reading = resolveToken({ ...base, env: { SVC_TOKEN_FILE: file }, waitMs: 10_000 });
+    // svc's open does not wait for a writer, so this open for writing finds the reader there.
+    const writer = await open(file, 'w');
+    await writer.write('tok-from-pipe\n');
+    await writer.close();
+    expect((await reading).token).toEqual({ token: 'tok-from-pipe', source: 'token file', where: file });
+  });
+
+  it('nobody writing to it: refused after waitMs, naming it, never held', async () => {
+    const file = fifo();
+    await expect(resolveToken({ ...base, env: { SVC_TOKEN_FILE: file }, waitMs: 200 })).rejects.toThrow(`token file '${file}' gave no token within 200 ms (a pipe nobody writes to?)`);
+  });
+
+  it('one token only: a second line, a space, or a whole file are refused naming where they came from', async () => {
+    await expect(resolveToken({ ...base, env: { SVC_TOKEN: 'abc\ndef' } })).rejects.toThrow('SVC_TOKEN holds more than one line, so it is not one token; it must hold the token alone');
+    await expect(resolveToken({ ...base, env: { SVC_TOKEN: 'abc def' } })).rejects.toThrow(/^SVC_TOKEN holds a space or a character/);
+    const two = tokenFile('abc\n# rotated\n');
+    await expect(resolveToken({ ...base, env: { SVC_TOKEN_FILE: two } })).rejects.toThrow(`token file '${two}' holds more than one line`);
+    const big = tokenFile('a'.repeat(70_000));
+    await expect(resolveToken({ ...base, env: {}, tokenFile: big })).rejects.toThrow(`token file '${big}' is 70,000 bytes, too large to be a token; check the path`);
+  });
+});
 
 describe('the credential chain', () => {
   it('takes the flag, then SVC_TOKEN, then SVC_TOKEN_FILE, in that order', async () => {
