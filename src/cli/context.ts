@@ -12,6 +12,7 @@ import { createPager } from '../output/pager.js';
 import type { View } from '../output/view.js';
 import { writeView } from '../output/write.js';
 import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
+import { shown } from '../util/shown.js';
 import { connect, resolveTarget, type Connection, type Target } from './connection.js';
 import type { Deps } from './deps.js';
 import type { GlobalOptions } from './globals.js';
@@ -54,7 +55,7 @@ export interface Context {
 export function delimitedOf(globals: GlobalOptions): Pick<OutputSettings, 'header' | 'delimiter' | 'eol'> {
   const delimiter = globals.delimiter ?? ',';
   if ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
-    throw new UsageError(`--delimiter takes one character other than a quote or line break, not '${delimiter}'`);
+    throw new UsageError(`--delimiter takes one character other than a quote or line break, not ${shown(JSON.stringify(delimiter), 40)}`);
   }
   return { header: globals.header, delimiter, eol: globals.crlf ? '\r\n' : '\n' };
 }

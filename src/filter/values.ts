@@ -27,7 +27,13 @@ const INTEGER_TYPES = new Set(['int16', 'int32', 'int64', 'binfile']);
 export function convertValue(value: ValueNode, target: Target, ctx: ValueContext): Result<unknown> {
   if (!value.quoted && value.text.toLowerCase() === 'null') return ok(null);
   const field = target.field;
-  if (!field) return ok(extensionValue(value));
+  if (!field) {
+    // An integer JSON cannot carry exactly (past 2^53) would be sent as a neighbour: refused, as for ID.
+    if (!value.quoted && /^[+-]?\d+$/.test(value.text) && !Number.isSafeInteger(Number(value.text))) {
+      return fail(`${clip(value.text)} is past the integers a JSON number holds exactly (±9007199254740991); quote it to compare text`, value.start, value.end);
+    }
+    return ok(extensionValue(value));
+  }
   const named = field.enum ? enumValueOf(field, value.text) : undefined;
   if (named !== undefined && !(field.type === 'string' && field.enum?.some((e) => e.value === value.text))) return ok(named);
   const text = value.text.trim();

@@ -14,6 +14,7 @@ import {
   type ResourceField,
 } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import type { Column, ObjectView, Row } from '../output/view.js';
 import {
   constraintLabel,
@@ -31,16 +32,16 @@ export function requireFamily(name: string): ResourceFamily {
   const family = findFamily(name);
   if (family) return family;
   const near = suggestFamily(name)[0];
-  const hint = near ? `did you mean '${near}'? ` : '';
-  throw new UsageError(`unknown resource '${name}'; ${hint}(run 'svc resources' for the list)`);
+  const hint = near ? `; did you mean '${near}'?` : '';
+  throw new UsageError(`unknown resource '${shown(name, 80)}'${hint} (run 'svc resources' for the list)`);
 }
 
 function requireField(family: ResourceFamily, name: string): ResourceField {
   const field = findField(family, name);
   if (field) return field;
   const near = suggestField(family, name)[0];
-  const hint = near ? `did you mean '${near}'? ` : '';
-  throw new UsageError(`unknown field '${name}' on ${family.name}; ${hint}(run 'svc describe ${family.name}')`);
+  const hint = near ? `; did you mean '${near}'?` : '';
+  throw new UsageError(`unknown field '${shown(name, 80)}' on ${family.name}${hint} (run 'svc describe ${family.name}')`);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { findField, suggestField, type ResourceFamily } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 
 /** One selected column: the name the record carries and the path it reads. */
@@ -31,25 +32,32 @@ export function checkPath(family: ResourceFamily, path: string): void {
 
 /** Parses `--fields a,b,city=contact.city` into selected columns. */
 export function parseFields(family: ResourceFamily, text: string, follow: (family: string) => ResourceFamily | undefined): Selected[] {
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const eq = part.indexOf('=');
-      const name = eq > 0 ? part.slice(0, eq).trim() : part;
-      const path = eq > 0 ? part.slice(eq + 1).trim() : part;
-      checkPath(family, path);
-      const [head = '', tail] = path.split('.');
-      const ref = findField(family, head)?.ref;
-      if (tail && head !== 'extdata' && ref) {
-        const next = follow(ref.family);
-        if (next && !findField(next, tail)) {
-          throw new UsageError(`unknown field '${tail}' on ${next.name} in '${path}'${didYouMean(tail, suggestField(next, tail))}`);
-        }
+  const parts = text.split(',').map((part) => part.trim());
+  if (parts.every((part) => part === '')) throw new UsageError("--fields needs at least one field, e.g. --fields ID,lastname (without a value it lists the fields)");
+  if (parts.includes('')) throw new UsageError(`--fields has an empty item in '${shown(text, 80)}': drop the extra comma`);
+  const selected = parts.map((part) => {
+    const eq = part.indexOf('=');
+    const name = eq > 0 ? part.slice(0, eq).trim() : part;
+    const path = eq > 0 ? part.slice(eq + 1).trim() : part;
+    checkPath(family, path);
+    const [head = '', tail] = path.split('.');
+    const ref = findField(family, head)?.ref;
+    if (tail && head !== 'extdata' && ref) {
+      const next = follow(ref.family);
+      if (next && !findField(next, tail)) {
+        throw new UsageError(`unknown field '${tail}' on ${next.name} in '${path}'${didYouMean(tail, suggestField(next, tail))}`);
       }
-      return { name, path };
-    });
+    }
+    return { name, path };
+  });
+  // The fields member is an object (alias → path): one name for two paths would keep only one of them.
+  const paths = new Map<string, string>();
+  for (const { name, path } of selected) {
+    const before = paths.get(name);
+    if (before !== undefined && before !== path) throw new UsageError(`--fields names '${shown(name, 80)}' for both ${shown(before, 80)} and ${shown(path, 80)}: give each its own name (alias=path)`);
+    paths.set(name, path);
+  }
+  return selected;
 }
 
 /** Parses `--sort -lastmodified,+lastname` into the service's sort array. */

@@ -4,10 +4,13 @@
  * export and --all all send it from here).
  */
 import type { ResourceFamily } from '../catalogue/index.js';
+import { SvcError } from '../errors.js';
 import { withoutKey } from '../export/encode.js';
 import { idSelection, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import type { Row } from '../output/view.js';
+import { shown } from '../util/shown.js';
+import { pageFilter } from './page-filter.js';
 
 /** Sends a query body; the answer is read by the caller (a stream for exports). */
 export function queryRequest(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<HttpResponse> {
@@ -36,24 +39,54 @@ export interface KeysetQuery {
   readonly filter?: Record<string, unknown>;
 }
 
+/** The body of one page of `allPages`: the query's filter AND `ID > after`, sorted +ID, `pageSize` records. */
+export function keysetPageBody(q: KeysetQuery, pageSize: number, after = 0): Record<string, unknown> {
+  const sel = idSelection(q.body.fields as PageQuery['fields']);
+  const body: Record<string, unknown> = { ...q.body, [q.filterMember]: pageFilter(q.filter, after), sort: ['+ID'], limit: pageSize };
+  if (sel.fields) body.fields = sel.fields;
+  return body;
+}
+
+/** The largest ID a JSON number holds exactly (2^53 − 1). */
+const EXACT_IDS = '2^53 − 1 (9007199254740991)';
+
+/** Why paging by ID cannot go on past a record whose ID is `value` (read as `id`), coming after ID `last` on a page asked for IDs above `after`; undefined when it can. */
+function stuckPaging(value: unknown, id: number, last: number, after: number): string | undefined {
+  if (id > last && Number.isSafeInteger(id)) return undefined;
+  const seen = shown(String(value), 40);
+  if (!Number.isFinite(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a number`;
+  if (!Number.isInteger(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a whole number`;
+  if (!Number.isSafeInteger(id)) {
+    return `paging by ID stopped at ID ${seen}: IDs past ${EXACT_IDS} cannot be paged exactly (JSON numbers round them, so ID > last would repeat or skip records); read them with --sort +ID --limit N --offset K instead`;
+  }
+  if (last !== after) return `paging by ID stopped: the service answered ID ${seen} after ID ${last}, out of ID order, so the pages would repeat or skip records (it ignored the sort by ID)`;
+  return `paging by ID stopped: asked for IDs above ${after}, the service answered ID ${seen}, so the next page would repeat records (it ignored the ID > ${after} condition)`;
+}
+
 /**
  * Every matching record, page after page by ID (`ID > last`, sorted +ID), so
  * records that exist for the whole run come once each while others change. The
- * ID is fetched even when `fields` leaves it out (and then left out of the records).
+ * ID is fetched even when `fields` leaves it out (and then left out of the
+ * records). Each page's IDs must rise above the last one seen: a page that
+ * does not move past it (a service ignoring `ID > last`, or IDs past 2^53 that
+ * JSON rounds) ends the run with an error before any of its records is
+ * written, instead of asking for the same page for ever.
  */
 export async function* allPages(client: HttpClient, family: ResourceFamily, q: KeysetQuery, pageSize: number): AsyncGenerator<Row> {
   const sel = idSelection(q.body.fields as PageQuery['fields']);
   let last = 0;
   for (;;) {
-    const after = { ID: { '>': last } };
-    const filter = q.filter ? { 0: ['AND', q.filter, after] } : after;
-    const body: Record<string, unknown> = { ...q.body, [q.filterMember]: filter, sort: ['+ID'], limit: pageSize };
-    if (sel.fields) body.fields = sel.fields;
-    const page = await postQueryEach<Row>(client, family, body);
-    for (const row of page) {
-      last = Number(row[sel.idKey]);
-      yield sel.strip ? withoutKey(row, sel.idKey) : row;
-    }
+    let seen = last;
+    const page = await postQueryEach<Row>(client, family, keysetPageBody(q, pageSize, last), (row) => {
+      const value = row[sel.idKey];
+      const id = Number(value);
+      const stuck = stuckPaging(value, id, seen, last);
+      if (stuck) throw new SvcError(stuck);
+      seen = id;
+      return row;
+    });
+    for (const row of page) yield sel.strip ? withoutKey(row, sel.idKey) : row;
     if (page.length < pageSize) return;
+    last = seen;
   }
 }

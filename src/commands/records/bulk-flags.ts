@@ -9,6 +9,7 @@ import { list, str, type CommandInput, type OptionSpec } from '../../cli/command
 import { UsageError } from '../../errors.js';
 import { parseCount } from '../../records/query-body.js';
 import type { FilterOptions } from './filter-flags.js';
+import { toTimeZone } from './tz-flag.js';
 
 /** Most rows at once: a shared service is not a load test. */
 export const MAX_CONCURRENCY = 16;
@@ -55,7 +56,7 @@ export interface ByFilter extends BulkFlags {
 /** The filter flags as a ByFilter; undefined when none is given (the verb then takes an ID). */
 export function toByFilter(flags: CommandInput['flags']): ByFilter | undefined {
   const filterFile = str(flags, 'filterFile');
-  const tz = str(flags, 'tz');
+  const tz = toTimeZone(flags);
   const filter: FilterOptions = {
     filter: list(flags, 'filter'),
     filterJson: list(flags, 'filterJson'),

@@ -9,6 +9,7 @@ import { bool, list, str, type CommandInput, type OptionSpec } from '../../cli/c
 import type { Context } from '../../cli/context.js';
 import { readAllStdin } from '../../cli/prompt.js';
 import { UsageError } from '../../errors.js';
+import { toTimeZone } from './tz-flag.js';
 
 export const filterOptionSpecs: readonly OptionSpec[] = [
   { flags: '--filter <expr>', help: "a filter expression, e.g. 'type = CUSTOMER and city ~* \"^ber\"' (repeatable: ANDed; see svc help filters)", repeatable: true },
@@ -39,7 +40,7 @@ export function filterGiven(f: FilterOptions): boolean {
 export function toFilterOptions(flags: CommandInput['flags']): FilterOptions {
   const filterFile = str(flags, 'filterFile');
   const search = str(flags, 'search');
-  const tz = str(flags, 'tz');
+  const tz = toTimeZone(flags);
   return {
     filter: list(flags, 'filter'),
     filterJson: list(flags, 'filterJson'),
@@ -79,6 +80,11 @@ export async function buildFilter(family: ResourceFamily, opts: FilterOptions, c
   const parts: Record<string, unknown>[] = opts.filterJson.map((j) => jsonObject(j, '--filter-json'));
   if (opts.filterFile) {
     parts.push(jsonObject(await readFilterFile(opts.filterFile, ctx), `--filter-file ${opts.filterFile}`));
+  }
+  if (parts.length > 0) {
+    // Their field keys are checked against the catalogue as --filter's are (loaded only when there is one).
+    const { checkFilterJson } = await import('./filter-json.js');
+    parts.forEach((p, i) => checkFilterJson(family, p, i < opts.filterJson.length ? '--filter-json' : `--filter-file ${opts.filterFile ?? ''}`));
   }
   if (opts.filter.length === 0 && parts.length <= 1) return parts[0];
   const { compileFilter, combineFilters, renderFilterError } = await import('../../filter/index.js');

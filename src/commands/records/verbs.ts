@@ -15,6 +15,7 @@ import { exportVerb } from './export/command.js';
 import { getVerb } from './get/command.js';
 import { importVerb } from './import/command.js';
 import { queryVerb } from './query/command.js';
+import { refusingEmptyValues } from './option-values.js';
 import type { RecordVerb, VerbCommand } from './record-verb.js';
 import { sumVerb } from './sum/command.js';
 import { syncVerb } from './sync/command.js';
@@ -39,9 +40,15 @@ const commands: { readonly [N in VerbName]: VerbCommand<N> } = {
 };
 
 /** Every verb in help order, with its command and the operation (and field) the table gives it. */
-export const recordVerbs: readonly RecordVerb[] = verbTable.map((v): RecordVerb =>
-  'operation' in v ? { ...commands[v.verb], operation: v.operation, ...('field' in v ? { field: v.field } : {}) } : commands[v.verb],
-);
+export const recordVerbs: readonly RecordVerb[] = verbTable.map((v): RecordVerb => {
+  const command = checked(commands[v.verb]);
+  return 'operation' in v ? { ...command, operation: v.operation, ...('field' in v ? { field: v.field } : {}) } : command;
+});
+
+/** The verb's command with its option values checked as they are read (option-values.ts: no empty value). */
+function checked(command: VerbCommand): VerbCommand {
+  return { name: command.name, spec: (family) => refusingEmptyValues(command.spec(family)) };
+}
 
 /** True when the family allows the verb (src/records/verbs.ts familyAllows). */
 export function allows(verb: RecordVerb, family: ResourceFamily): boolean {

@@ -7,7 +7,7 @@
 import type { ResourceFamily } from '../../catalogue/index.js';
 import { str, type ArgSpec, type CommandInput, type OptionSpec } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
-import { isTimeZone } from '../../records/timestamp.js';
+import { toTimeZone } from './tz-flag.js';
 
 /** The `[fields...]` argument of create and update. */
 export const fieldsArgSpec: ArgSpec = {
@@ -53,8 +53,7 @@ export function toBodyOptions(family: ResourceFamily, verb: 'create' | 'update',
   checkWords(list, path);
   const data = str(flags, 'data');
   const dataFile = str(flags, 'dataFile');
-  const tz = str(flags, 'tz');
-  if (tz !== undefined && !isTimeZone(tz)) throw new UsageError(`unknown time zone '${tz}' for --tz; use an IANA name such as Europe/Berlin or UTC`);
+  const tz = toTimeZone(flags);
   if (data !== undefined && dataFile !== undefined) throw new UsageError('give --data or --data-file, not both');
   return {
     family,

@@ -245,7 +245,7 @@ describe('accounts export --format parquet', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^svc: --shard auto\/4 takes the shard from JOB_COMPLETION_INDEX .*SLURM_ARRAY_TASK_ID .*AWS_BATCH_JOB_ARRAY_INDEX .*none is set/);
     const twice = await run(['accounts', 'export', '--format', 'parquet', '--fields', 'ID,a=lastname,a=firstname']);
-    expect(twice).toMatchObject({ code: 2, stderr: "svc: --fields names the column 'a' twice; a Parquet file needs distinct column names (rename one: alias=path)\n" });
+    expect(twice).toMatchObject({ code: 2, stderr: "svc: --fields names 'a' for both lastname and firstname: give each its own name (alias=path)\n" });
     const tty = await run(['accounts', 'export', '--format', 'parquet'], { tty: true });
     expect(tty).toMatchObject({ code: 2, stdout: '', stderr: 'svc: parquet is binary: write it to a file (--output FILE.parquet) or pipe it\n' });
   });

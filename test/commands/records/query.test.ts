@@ -48,8 +48,23 @@ describe('accounts query: flags → options', () => {
   it('refuses bad input with a usage error naming the fix', () => {
     expect(refusal(queryVerb, 'accounts', { flags: { all: true, sort: 'ID' } })).toBe('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
     expect(refusal(queryVerb, 'accounts', { flags: { limit: '0' } })).toBe("--limit takes a whole number from 1 to 10000, not '0'");
-    expect(refusal(queryVerb, 'accounts', { flags: { pageSize: '10001' } })).toBe("--page-size takes a whole number from 1 to 10000, not '10001'");
+    expect(refusal(queryVerb, 'accounts', { flags: { all: true, pageSize: '10001' } })).toBe("--page-size takes a whole number from 1 to 10000, not '10001'");
     expect(refusal(queryVerb, 'accounts', { flags: { fields: 'lastnme' } })).toBe("unknown field 'lastnme' on accounts; did you mean 'lastname'? (run 'svc describe accounts')");
+  });
+
+  it('refuses what --all cannot honour, and --page-size without --all, naming the fix', () => {
+    expect(refusal(queryVerb, 'accounts', { flags: { all: true, limit: '5' } })).toBe('--all gives every matching record: drop --limit (--page-size N sets the records per request), or drop --all for at most N records');
+    expect(refusal(queryVerb, 'accounts', { flags: { pageSize: '5' } })).toBe('--page-size sets the records per request of --all: add --all, or use --limit N for one page of N records');
+    expect(refusal(queryVerb, 'accounts', { flags: { all: true, distinct: true } })).toMatch(/^--distinct does not go with --all .*drop --all and use --limit N/);
+  });
+
+  it('refuses a --fields list with an empty item, or one name for two paths', () => {
+    expect(refusal(queryVerb, 'accounts', { flags: { fields: 'ID,,lastname' } })).toBe("--fields has an empty item in 'ID,,lastname': drop the extra comma");
+    expect(refusal(queryVerb, 'accounts', { flags: { fields: 'ID,lastname,' } })).toMatch(/^--fields has an empty item/);
+    expect(refusal(queryVerb, 'accounts', { flags: { fields: ' , ' } })).toMatch(/^--fields needs at least one field/);
+    expect(refusal(queryVerb, 'accounts', { flags: { fields: 'x=lastname,x=firstname' } })).toBe("--fields names 'x' for both lastname and firstname: give each its own name (alias=path)");
+    // The same name for the same path is one column, asked once.
+    expect(optionsOf<QueryOptions>(queryVerb, 'accounts', { flags: { fields: 'ID,ID' } })).toMatchObject({ fields: [{ name: 'ID', path: 'ID' }, { name: 'ID', path: 'ID' }] });
   });
 });
 
@@ -99,6 +114,25 @@ describe('accounts query: options → what the user sees', () => {
     expect(sandbox().sandbox.hooks.requests).toEqual([]);
   });
 
+  it('prints the first page of --all with --print-request: sort +ID, the page size, ID > 0 beside the filter', async () => {
+    const r = await run(['accounts', 'query', '--all', '--page-size', '10', '--filter', 'type = CUSTOMER', '--fields', 'lastname', '--print-request']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ filters: { type: 1, ID: { '>': 0 } }, fields: { lastname: 'lastname', ID: 'ID' }, sort: ['+ID'], limit: 10 });
+    expect(sandbox().sandbox.hooks.requests).toEqual([]);
+  });
+
+  it('pages --all through a filter nested as deep as the service takes, adding no level', async () => {
+    const deep = `${'not '.repeat(32)}ID > 1`;
+    const count = await run(['accounts', 'count', '--filter', deep, '--filter-json', mine]);
+    expect(count.code, count.stderr).toBe(0);
+    const r = await run(['accounts', 'query', '--all', '--page-size', '2', '--fields', 'ID', '-o', 'ndjson', '--filter', deep, '--filter-json', mine]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength((JSON.parse(count.stdout) as { count: number }).count);
+    const sum = await run(['accounts', 'sum', 'ID', '--page-size', '2', '--filter', deep, '--filter-json', mine]);
+    expect(sum.code, sum.stderr).toBe(0);
+    expect(JSON.parse(sum.stdout)).toMatchObject({ count: ids.length });
+  });
+
   it('refuses bad flags with exit 2, one line on stderr and nothing sent', async () => {
     const r = await run(['accounts', 'query', '--limit', '0']);
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: "svc: --limit takes a whole number from 1 to 10000, not '0'\n" });
@@ -128,6 +162,26 @@ describe('accounts query against a service that answers oddly', () => {
   it('prints a full page and no notice when the count answer holds no number', async () => {
     answers = { page: '[{"ID":1},{"ID":2}]', count: '{}' };
     expect(await run(['accounts', 'query', '--limit', '2', '--fields', 'ID', '-o', 'csv'])).toEqual({ code: 0, stdout: 'ID\n1\n2\n', stderr: '' });
+  });
+
+  it.each([
+    ['a service that ignores ID > last', '[{"ID":5},{"ID":6}]', /^svc: paging by ID stopped: asked for IDs above 6, the service answered ID 5, so the next page would repeat records \(it ignored the ID > 6 condition\)\n$/],
+    ['IDs out of order within a page', '[{"ID":6},{"ID":5}]', /^svc: paging by ID stopped: the service answered ID 5 after ID 6, out of ID order/],
+    ['an ID past 2^53, which JSON rounds', '[{"ID":12345678901234567891}]', /^svc: paging by ID stopped at ID 12345678901234567000: IDs past 2\^53 − 1 \(9007199254740991\) cannot be paged exactly/],
+    ['a record without an ID', '[{"lastname":"x"}]', /^svc: paging by ID stopped: the service answered a record whose ID is undefined, not a number/],
+  ])('query --all and sum stop with exit 1 and one line, never asking for the same page again: %s', async (_what, page, message) => {
+    answers = { page, count: '{"count":2}' };
+    for (const argv of [
+      ['accounts', 'query', '--all', '--page-size', '2', '-o', 'ndjson'],
+      ['accounts', 'sum', 'ID', '--page-size', '2'],
+    ]) {
+      const r = await run(argv);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      // The page that does not move on is not written; what came before it is, once.
+      if (argv[1] === 'query') expect(r.stdout).toBe(page.startsWith('[{"ID":5}') ? '{"ID":5}\n{"ID":6}\n' : '');
+    }
   });
 
   it('says what was wrong when a page is not a JSON array, in one line', async () => {

@@ -3,7 +3,9 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { parseExpand } from '../../../records/expand.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
-import { parseRecordId } from '../../../records/record-id.js';
+import { shown } from '../../../util/shown.js';
+import { toRecordIdArg } from '../id-arg.js';
+import { toTimeZone } from '../tz-flag.js';
 
 export interface GetOptions {
   readonly family: ResourceFamily;
@@ -19,7 +21,7 @@ export interface GetOptions {
 
 /** Flags → GetOptions: the ID checked, --extdata and --tags only where the family's get takes them. */
 export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly<Record<string, unknown>>): GetOptions {
-  const opts = { family, id: parseRecordId(id), extdata: bool(flags, 'extdata'), tags: bool(flags, 'tags') };
+  const opts = { family, id: toRecordIdArg(id), extdata: bool(flags, 'extdata'), tags: bool(flags, 'tags') };
   for (const param of ['extdata', 'tags'] as const) {
     if (opts[param] && !family.getParams.includes(param)) {
       throw new UsageError(`${family.name} records have no ${param} to show; --${param} works on families whose get lists it (see 'svc describe ${family.name}')`);
@@ -27,7 +29,11 @@ export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly
   }
   const expand = str(flags, 'expand');
   const ifNoneMatch = str(flags, 'ifNoneMatch');
-  const tz = str(flags, 'tz');
+  // An HTTP header value: a line break or other control character could not be sent (or would add a header).
+  if (ifNoneMatch !== undefined && !/^[\x20-\x7e]+$/.test(ifNoneMatch)) {
+    throw new UsageError(`--if-none-match takes an ETag as get --verbose shows it (printable ASCII, e.g. '"abc"'), not ${shown(JSON.stringify(ifNoneMatch), 80)}`);
+  }
+  const tz = toTimeZone(flags);
   return {
     ...opts,
     ...(expand ? { expand: parseExpand(family, expand) } : {}),

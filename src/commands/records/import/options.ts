@@ -4,9 +4,9 @@ import { findField, isComposite, suggestField, type ResourceFamily } from '../..
 import { bool, str, type CommandInput } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { importFormats, type ImportFormat } from '../../../import/formats.js';
-import { isTimeZone } from '../../../records/timestamp.js';
 import { didYouMean } from '../../../util/suggest.js';
 import { toBulkFlags, type BulkFlags } from '../bulk-flags.js';
+import { toTimeZone } from '../tz-flag.js';
 
 export interface ImportOptions extends BulkFlags {
   readonly family: ResourceFamily;
@@ -43,8 +43,7 @@ export function toImportOptions(family: ResourceFamily, { flags }: CommandInput)
     throw new UsageError(`unknown --format '${format}'${didYouMean(format, importFormats)}; choose ${importFormats.join(', ')}`);
   }
   const key = str(flags, 'key');
-  const tz = str(flags, 'tz');
-  if (tz !== undefined && !isTimeZone(tz)) throw new UsageError(`unknown time zone '${tz}' for --tz; use an IANA name such as Europe/Berlin or UTC`);
+  const tz = toTimeZone(flags);
   const bulk = toBulkFlags(flags);
   if (bulk.results !== undefined && from !== '-' && resolve(bulk.results) === resolve(from)) throw new UsageError(`--results would overwrite the file being imported ('${from}'); name another file`);
   const resume = bool(flags, 'resume');

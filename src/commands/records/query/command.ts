@@ -18,7 +18,7 @@ export const queryVerb: VerbCommand<'query'> = {
       { flags: '--offset <n>', help: 'skip this many records' },
       { flags: '--all', help: 'every matching record, page after page in ID order (streams; no silent truncation)' },
       { flags: '--page-size <n>', help: 'records per request with --all (default 1000)' },
-      { flags: '--distinct', help: 'drop duplicate records' },
+      { flags: '--distinct', help: 'drop duplicate records (within one page: not with --all)' },
       { flags: '--expand <list>', help: 'expand composite and bin file fields, e.g. picbinfile' },
     ],
     examples: [

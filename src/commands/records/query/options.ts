@@ -26,6 +26,9 @@ export function toQueryOptions(family: ResourceFamily, flags: Readonly<Record<st
   const limit = str(flags, 'limit');
   const pageSize = str(flags, 'pageSize');
   const expand = str(flags, 'expand');
+  if (all && limit !== undefined) throw new UsageError('--all gives every matching record: drop --limit (--page-size N sets the records per request), or drop --all for at most N records');
+  if (!all && pageSize !== undefined) throw new UsageError('--page-size sets the records per request of --all: add --all, or use --limit N for one page of N records');
+  if (all && bool(flags, 'distinct')) throw new UsageError('--distinct does not go with --all (paging by ID makes every record distinct): drop --all and use --limit N (at most 10000), or de-duplicate the output afterwards');
   return {
     ...toFilterOptions(flags),
     family,

@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../../cli/context.js';
 import type { Row } from '../../../output/view.js';
-import { allPages, postQuery, postQueryEach } from '../../../records/query.js';
+import { allPages, keysetPageBody, postQuery, postQueryEach } from '../../../records/query.js';
 import { showRequestInstead } from '../filter-flags.js';
 import { toQueryRequest } from '../query-request.js';
 import type { QueryOptions } from './options.js';
@@ -19,7 +19,8 @@ export async function runQuery(opts: QueryOptions, ctx: Context): Promise<void> 
   }
   const output = ctx.output();
   const req = await toQueryRequest(opts, ctx, false);
-  if (await showRequestInstead(opts, req.body, req.filter, ctx)) return;
+  // With --all, the body shown is the first page's, as sent.
+  if (await showRequestInstead(opts, opts.all ? keysetPageBody(req, opts.pageSize) : req.body, req.filter, ctx)) return;
   const { client } = await ctx.connect({ token: true });
   if (opts.all) return ctx.emit(recordsView(family, output, opts.fields, allPages(client, family, req, opts.pageSize), opts.tz));
   // A page of records is a JSON array; anything else is an error that says so.

@@ -1,0 +1,84 @@
+/**
+ * The filter of one page of keyset paging: the caller's filter AND `ID > after`,
+ * written so that it nests no deeper and (when it already bounds ID from
+ * below) holds no more conditions than the caller's filter. Any filter the
+ * service takes for a count then takes a page too: wrapping it in one more
+ * `["AND", filter, {ID: …}]` would add a level, past the service's limit for a
+ * filter already at it.
+ */
+
+const NUMERIC = /^\d+$/;
+const JOINS = new Set(['AND', 'OR', 'NOT']);
+
+/** Whether a filter is itself a composite: an `["AND"|"OR"|"NOT", …]` array, or the same spelled as a numeric-keyed object. */
+function isComposite(filter: object): boolean {
+  const keys = Object.keys(filter);
+  if (!Array.isArray(filter) && (keys.length === 0 || !keys.every((k) => NUMERIC.test(k)))) return false;
+  const head: unknown = Array.isArray(filter) ? filter[0] : (filter as Record<string, unknown>)[String(Math.min(...keys.map(Number)))];
+  return typeof head === 'string' && JOINS.has(head.toUpperCase());
+}
+
+/** A fresh numeric key of an object filter (composites sit under them). */
+function freeKey(filter: Record<string, unknown>): string {
+  let n = 0;
+  while (Object.hasOwn(filter, String(n))) n++;
+  return String(n);
+}
+
+/** A copy of an object filter, own members only (even one named `__proto__`). */
+function copyOf(filter: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/**
+ * The ID member of an object filter ANDed with `ID > after` as one operator
+ * object, or undefined when they cannot share one. An existing `>` or `>=`
+ * bound is tightened rather than joined by a second condition.
+ */
+function mergedId(value: unknown, after: number): Record<string, unknown> | undefined {
+  let ops: Record<string, unknown>;
+  if (Array.isArray(value)) ops = { IN: value };
+  else if (typeof value !== 'object' || value === null) ops = { '=': value };
+  else {
+    const keys = Object.keys(value);
+    if (keys.length === 0 || keys.some((k) => NUMERIC.test(k))) return undefined;
+    ops = copyOf(value as Record<string, unknown>);
+  }
+  const gt = ops['>'];
+  const ge = ops['>='];
+  if (Object.hasOwn(ops, '>')) {
+    if (typeof gt !== 'number') return undefined;
+    ops['>'] = Math.max(gt, after);
+    return ops;
+  }
+  if (Object.hasOwn(ops, '>=')) {
+    if (typeof ge !== 'number') return undefined;
+    // ID >= n and ID > after: the tighter of the two, as one condition.
+    if (after < ge) return ops;
+    delete ops['>='];
+  }
+  ops['>'] = after;
+  return ops;
+}
+
+/** `filter` AND `ID > after`, without a new level of nesting (see the top of this file). */
+export function pageFilter(filter: Record<string, unknown> | undefined, after: number): Record<string, unknown> {
+  const bound = { ID: { '>': after } };
+  if (filter === undefined || filter === null || (!Array.isArray(filter) && Object.keys(filter).length === 0)) return bound;
+  // A composite at the top sits at the first level; under a numeric key of an object it sits there too.
+  if (isComposite(filter)) return { 0: filter, ...bound };
+  // Not a filter the service reads (it answers so): sent as it is, beside the bound.
+  if (Array.isArray(filter)) return { 0: ['AND', filter, bound] };
+  const out = copyOf(filter);
+  if (!Object.hasOwn(out, 'ID')) {
+    out.ID = bound.ID;
+    return out;
+  }
+  const merged = mergedId(out.ID, after);
+  if (merged) out.ID = merged;
+  // An ID member that takes no operator beside it: the bound as a composite of its own, one level down like the filter's own.
+  else out[freeKey(out)] = ['AND', bound];
+  return out;
+}
