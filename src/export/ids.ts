@@ -3,13 +3,14 @@
  * ID range, and the small IDs-only queries that find a range's bounds and
  * sample its density before the pages are fetched.
  */
+import { andCondition } from '../records/page-filter.js';
 import type { RangeState } from './checkpoint.js';
 import type { FetchRows } from './pager.js';
 import type { ExportRequest } from './plan.js';
 
 /** The query body's filter part: the user's filter (and search) ANDed with an ID condition. */
 export function withIds(req: ExportRequest, ids?: Record<string, number>): Record<string, unknown> {
-  const filter = ids ? (req.filter ? { 0: ['AND', req.filter, { ID: ids }] } : { ID: ids }) : req.filter;
+  const filter = ids ? andCondition(req.filter, 'ID', ids) : req.filter;
   return { ...(filter ? { [req.filterMember]: filter } : {}), ...(req.search ? { query: req.search } : {}) };
 }
 

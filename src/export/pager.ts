@@ -5,6 +5,7 @@
  * server error (after the client's own retries) is asked again, smaller, down
  * to one record; it is never skipped.
  */
+import { pageFilter } from '../records/page-filter.js';
 import { HttpStatusError, NetworkError } from '../http/errors.js';
 import type { Row } from '../output/view.js';
 import type { IdRange } from './plan.js';
@@ -59,9 +60,8 @@ export function isServerFailure(err: unknown): boolean {
 
 /** The body of one page: the range, above `after`, sorted by ID. */
 export function pageBody(q: PageQuery, range: IdRange, after: number, limit: number): Record<string, unknown> {
-  const ids: Record<string, number> = { '>': after };
-  if (range.upTo !== null) ids['<='] = range.upTo;
-  const filter = q.filter ? { 0: ['AND', q.filter, { ID: ids }] } : { ID: ids };
+  // The range joins the filter without a new level: any filter the service takes for a count pages too.
+  const filter = pageFilter(q.filter, after, range.upTo);
   const body: Record<string, unknown> = { [q.filterMember]: filter, sort: ['+ID'], limit };
   if (q.fields) body.fields = q.fields;
   if (q.search) body.query = q.search;

@@ -37,7 +37,7 @@ function copyOf(filter: Record<string, unknown>): Record<string, unknown> {
  * object, or undefined when they cannot share one. An existing `>` or `>=`
  * bound is tightened rather than joined by a second condition.
  */
-function mergedId(value: unknown, after: number): Record<string, unknown> | undefined {
+function mergedId(value: unknown, after: number, upTo: number | null): Record<string, unknown> | undefined {
   let ops: Record<string, unknown>;
   if (Array.isArray(value)) ops = { IN: value };
   else if (typeof value !== 'object' || value === null) ops = { '=': value };
@@ -46,6 +46,12 @@ function mergedId(value: unknown, after: number): Record<string, unknown> | unde
     if (keys.length === 0 || keys.some((k) => NUMERIC.test(k))) return undefined;
     ops = copyOf(value as Record<string, unknown>);
   }
+  return withUpper(withLower(ops, after), upTo);
+}
+
+/** `ops` AND `ID > after`, tightening a `>` or `>=` it has; undefined when one is not a number. */
+function withLower(ops: Record<string, unknown> | undefined, after: number): Record<string, unknown> | undefined {
+  if (!ops) return undefined;
   const gt = ops['>'];
   const ge = ops['>='];
   if (Object.hasOwn(ops, '>')) {
@@ -63,9 +69,29 @@ function mergedId(value: unknown, after: number): Record<string, unknown> | unde
   return ops;
 }
 
-/** `filter` AND `ID > after`, without a new level of nesting (see the top of this file). */
-export function pageFilter(filter: Record<string, unknown> | undefined, after: number): Record<string, unknown> {
-  const bound = { ID: { '>': after } };
+/** `ops` AND `ID <= upTo` (none when null), tightening a `<=` or `<` it has; undefined when one is not a number. */
+function withUpper(ops: Record<string, unknown> | undefined, upTo: number | null): Record<string, unknown> | undefined {
+  if (!ops || upTo === null) return ops;
+  const le = ops['<='];
+  const lt = ops['<'];
+  if (Object.hasOwn(ops, '<=')) {
+    if (typeof le !== 'number') return undefined;
+    ops['<='] = Math.min(le, upTo);
+    return ops;
+  }
+  if (Object.hasOwn(ops, '<')) {
+    if (typeof lt !== 'number') return undefined;
+    // ID < n and ID <= upTo: the tighter of the two, as one condition.
+    if (lt <= upTo) return ops;
+    delete ops['<'];
+  }
+  ops['<='] = upTo;
+  return ops;
+}
+
+/** `filter` AND `ID > after` (AND `ID <= upTo`, for a range), without a new level of nesting (see the top of this file). */
+export function pageFilter(filter: Record<string, unknown> | undefined, after: number, upTo: number | null = null): Record<string, unknown> {
+  const bound = { ID: upTo === null ? { '>': after } : { '>': after, '<=': upTo } };
   if (filter === undefined || filter === null || (!Array.isArray(filter) && Object.keys(filter).length === 0)) return bound;
   // A composite at the top sits at the first level; under a numeric key of an object it sits there too.
   if (isComposite(filter)) return { 0: filter, ...bound };
@@ -76,9 +102,47 @@ export function pageFilter(filter: Record<string, unknown> | undefined, after: n
     out.ID = bound.ID;
     return out;
   }
-  const merged = mergedId(out.ID, after);
+  const merged = mergedId(out.ID, after, upTo);
   if (merged) out.ID = merged;
   // An ID member that takes no operator beside it: the bound as a composite of its own, one level down like the filter's own.
   else out[freeKey(out)] = ['AND', bound];
+  return out;
+}
+
+/** The operator object of a member's value (`3` is `{"=": 3}`, `[1, 2]` `{"IN": [1, 2]}`), or undefined for a composite. */
+function operatorsOf(value: unknown): Record<string, unknown> | undefined {
+  if (Array.isArray(value)) return { IN: value };
+  if (typeof value !== 'object' || value === null) return { '=': value };
+  const keys = Object.keys(value);
+  if (keys.length === 0 || keys.some((k) => NUMERIC.test(k))) return undefined;
+  return copyOf(value as Record<string, unknown>);
+}
+
+/**
+ * `filter` AND `{field: ops}` (an operator object such as `{">=": 1700000000}`),
+ * without a new level of nesting: a member of the top-level object, merged
+ * into the field's own member when their operators differ (or are bounds of
+ * the same side, tightened), else beside it one level down, as the filter's
+ * own composites sit. What the service takes for a count it then takes with
+ * the condition added (see the top of this file).
+ */
+export function andCondition(filter: Record<string, unknown> | undefined, field: string, ops: Record<string, unknown>): Record<string, unknown> {
+  const alone = (): Record<string, unknown> => Object.defineProperty({}, field, { value: ops, enumerable: true, writable: true, configurable: true });
+  if (filter === undefined || filter === null || (!Array.isArray(filter) && Object.keys(filter).length === 0)) return alone();
+  if (isComposite(filter)) return { 0: filter, ...alone() };
+  if (Array.isArray(filter)) return { 0: ['AND', filter, alone()] };
+  const out = copyOf(filter);
+  if (!Object.hasOwn(out, field)) return Object.defineProperty(out, field, { value: ops, enumerable: true, writable: true, configurable: true });
+  const own = operatorsOf(out[field]);
+  let merged: Record<string, unknown> | undefined = own;
+  for (const [op, v] of Object.entries(ops)) {
+    if (!merged) break;
+    if (!Object.hasOwn(merged, op)) merged[op] = v;
+    else if ((op === '>' || op === '>=') && typeof merged[op] === 'number' && typeof v === 'number') merged[op] = Math.max(merged[op] as number, v);
+    else if ((op === '<' || op === '<=') && typeof merged[op] === 'number' && typeof v === 'number') merged[op] = Math.min(merged[op] as number, v);
+    else merged = undefined;
+  }
+  if (merged) out[field] = merged;
+  else out[freeKey(out)] = ['AND', alone()];
   return out;
 }

@@ -23,6 +23,7 @@ import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { Selected } from '../records/query-body.js';
 import { refuseReferencePaths } from '../records/followed-paths.js';
+import { andCondition } from '../records/page-filter.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { version } from '../version.js';
 import { fieldsMember, planColumns, type ColumnPlan } from './columns.js';
@@ -185,11 +186,6 @@ async function retrying<T>(signal: AbortSignal, work: () => Promise<T>): Promise
       if (attempt >= ATTEMPTS || !isServerFailure(err)) throw err;
     }
   }
-}
-
-/** A filter ANDed with another condition (either may be absent). */
-function and(a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> {
-  return a ? { 0: ['AND', a, b] } : b;
 }
 
 interface Pass {
@@ -434,7 +430,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   if (incremental) {
     const changedIds = compiled.filter || compiled.search ? new Set<number>() : undefined;
     const lm = lastmodifiedKey(columns);
-    const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: and(compiled.filter, { lastmodified: { '>=': since } }) };
+    const changed: PageQuery = { ...query, fields: { ...query.fields, [lm]: 'lastmodified' }, filter: andCondition(compiled.filter, 'lastmodified', { '>=': since }) };
     const latest = latestStamp(nowSeconds, () => job.monotonic());
     // A transaction a page. Changed records are scattered over the table, each costing its page written twice
     // (SQLite), and a short write lets the service go on with the pages asked ahead meanwhile (1M accounts, 1%
@@ -537,7 +533,7 @@ async function reconcileIds(pass: Pass, store: SyncStore, name: string, query: P
   const countBody = (span: Span, bare: boolean): Record<string, unknown> => {
     const cond: Record<string, number> = { '>': span.after };
     if (span.upTo !== null) cond['<='] = span.upTo;
-    const filter = bare ? query.filter : and(query.filter, { ID: cond });
+    const filter = bare ? query.filter : andCondition(query.filter, 'ID', cond);
     return { ...(filter ? { [query.filterMember]: filter } : {}), ...(query.search ? { query: query.search } : {}), count: true };
   };
   let removed = 0;

@@ -22,6 +22,7 @@ import type { IdRange } from '../export/plan.js';
 import { localClock, newestStamp, ScanCursor } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
 import type { Row } from '../output/view.js';
+import { andCondition } from '../records/page-filter.js';
 import { OutputClosed, sleep, writeLines } from './lines.js';
 import { shownRecord, type Selection } from './selection.js';
 import { IdSet } from './id-set.js';
@@ -112,7 +113,6 @@ const collect = (): Digest<Row[]> => {
   return { add: (row) => void rows.push(row), finish: () => rows };
 };
 
-const and = (a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> => (a ? { 0: ['AND', a, b] } : b);
 const since = (bound: number): Record<string, unknown> => ({ lastmodified: { '>=': bound } });
 const hashOf = (text: string): number => createHash('sha256').update(text).digest().readUIntBE(0, 6);
 const lmOf = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) ? v : Number.MIN_SAFE_INTEGER);
@@ -234,7 +234,7 @@ async function poll(o: WatchOptions): Promise<void> {
 
 function filterOf(filter: Record<string, unknown> | undefined, bound: number | null): { filter?: Record<string, unknown> } {
   if (bound === null) return filter ? { filter } : {};
-  return { filter: and(filter, since(bound)) };
+  return { filter: andCondition(filter, 'lastmodified', { '>=': bound }) };
 }
 
 /**
