@@ -152,6 +152,8 @@ export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Targe
     caFile: opts.caFile ?? target.profile?.caFile,
     env: verbose && !deps.env.SVC_DEBUG ? { ...deps.env, SVC_DEBUG: 'http' } : deps.env,
     log: verbose ? (line: string) => void deps.stderr.write(`${line}\n`) : undefined,
+    // On a terminal, a long wait (a Retry-After of seconds) is said, so svc never sits silent; never in a pipe or cron.
+    notice: deps.stderr.isTTY ? (line: string) => void deps.stderr.write(`svc: ${line}\n`) : undefined,
   };
 }
 

@@ -128,6 +128,29 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/**
+ * SIGTERM for a command that has no handler of its own: as Ctrl-C's
+ * handlers end a command (the Exit codes table), one line and exit 130,
+ * rather than death by the signal (143 in a shell, "terminated by signal" to
+ * cron, systemd and Kubernetes). A command that handles it (ProcessControl's
+ * onceSignal: export, sync, watch, bulk writes, sign-in, the sandbox) or holds
+ * it back for a moment (holdSignals) keeps it: then this does nothing.
+ */
+const commandHandles = { SIGTERM: false, holding: 0 };
+
+let onSigterm: (() => void) | undefined;
+
+/** Listens for SIGTERM (once per process, however many commands it runs); `code` is ExitCode.interrupted. */
+function listenForSigterm(code: number): () => void {
+  onSigterm ??= () => {
+    if (commandHandles.SIGTERM || commandHandles.holding > 0) return;
+    process.stderr.write('svc: interrupted by SIGTERM\n');
+    process.exit(code);
+  };
+  if (!process.listeners('SIGTERM').includes(onSigterm)) process.on('SIGTERM', onSigterm);
+  return onSigterm;
+}
+
 /** Signals and child processes from `process`; node:child_process loads only when used. */
 export function processControl(): ProcessControl {
   return {
@@ -137,9 +160,13 @@ export function processControl(): ProcessControl {
     async holdSignals(work, onHeld) {
       let held: 'SIGINT' | 'SIGTERM' | undefined;
       const listeners = new Map<'SIGINT' | 'SIGTERM', () => void>();
+      commandHandles.holding++;
+      let released = false;
       const release = (): void => {
         for (const [signal, fn] of listeners) process.off(signal, fn);
         listeners.clear();
+        if (!released) commandHandles.holding--;
+        released = true;
       };
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         const fn = (): void => {
@@ -197,11 +224,13 @@ export function processControl(): ProcessControl {
     },
     // conf's atomic writer (when-exit) raises the signal again after its own cleanup; the
     // no-op absorbs that repeat so svc's orderly shutdown can finish (one place for every command).
-    onceSignal: (signal, fn) =>
-      void process.once(signal, () => {
+    onceSignal: (signal, fn) => {
+      if (signal === 'SIGTERM') commandHandles.SIGTERM = true;
+      process.once(signal, () => {
         process.once(signal, () => undefined);
         fn();
-      }),
+      });
+    },
     kill(pid, signal) {
       try {
         process.kill(pid, signal);
@@ -240,10 +269,15 @@ async function runCommand(argv: readonly string[]): Promise<number> {
     import('../http/startup-trust.js'),
   ]);
   noteStartupExtraCa(process.env.NODE_EXTRA_CA_CERTS);
+  const sigterm = listenForSigterm(ExitCode.interrupted);
   // The help build prints nothing before it knows it can finish (help-build.ts).
   const held = isHelpBuild ? holdOutputs(stdout, stderr) : undefined;
   const code = await run(argv, processDeps(held));
-  if (code === NEEDS_FULL_BUILD) return code;
+  if (code === NEEDS_FULL_BUILD) {
+    // The whole program runs the command again, with a fallback of its own.
+    process.off('SIGTERM', sigterm);
+    return code;
+  }
   held?.release();
   // An interrupted command has said so and saved what it keeps; work it abandoned (a write to a pipe
   // nobody reads, a FIFO nobody opened) must not keep the process alive.

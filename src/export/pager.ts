@@ -5,9 +5,10 @@
  * server error (after the client's own retries) is asked again, smaller, down
  * to one record; it is never skipped.
  */
-import { pageFilter } from '../records/page-filter.js';
+import { SvcError } from '../errors.js';
 import { HttpStatusError, NetworkError } from '../http/errors.js';
 import type { Row } from '../output/view.js';
+import { pageFilter, stuckPaging } from '../records/page-filter.js';
 import type { IdRange } from './plan.js';
 
 /** Sends one query body and answers with its records, each turned by `each` as it arrives. */
@@ -79,8 +80,10 @@ async function fetchPage<T>(fetch: FetchRows, body: Record<string, unknown>, q: 
   await fetch(
     body,
     (row) => {
-      const id = Number(row[q.idKey]);
-      if (!(id > last)) throw new Error(`the service answered a page out of ID order (after ${last})`);
+      const value = row[q.idKey];
+      const id = Number(value);
+      const stuck = stuckPaging(value, id, last, after);
+      if (stuck) throw new SvcError(stuck);
       last = id;
       count++;
       digest.add(row);

@@ -11,12 +11,13 @@ import { createRequire } from 'node:module';
 import { SvcError, UsageError } from '../errors.js';
 import { untilAborted } from '../util/abortable.js';
 import { MAX_TIMER_MS } from '../util/duration.js';
-import { networkError, RedirectError, statusError } from './errors.js';
-import { readJsonArray } from './json-array.js';
+import { guardBody, type GuardedBody } from './body.js';
+import { networkError, notJsonError, RedirectError, statusError, tooDeepError, unaskedNotModified } from './errors.js';
+import { JsonDepthError, MAX_ANSWER_DEPTH, readJsonArray } from './json-array.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { startupExtraCa } from './startup-trust.js';
 import { backoffMs, DEFAULT_RETRY, isRetryableError, RETRY_STATUSES, retryAfterMs, type RetryPolicy } from './retry.js';
-import { TIMEOUT_CODES, type RawResponse, type ResponseBody, type Transport, type TransportOptions } from './transport.js';
+import { TIMEOUT_CODES, TransportTimeoutError, type RawResponse, type ResponseBody, type Transport, type TransportOptions } from './transport.js';
 import { parseInstanceUrl, type InstanceRoots } from './urls.js';
 
 export type { ResponseBody } from './transport.js';
@@ -30,7 +31,7 @@ export interface HttpClientOptions {
   /** A bearer token that changes (an OAuth sign-in): asked before each request, in place of `token`. */
   readonly credential?: BearerCredential | undefined;
   readonly userAgent: string;
-  /** Longest wait for one answer (headers, then each body chunk); default 30 s. */
+  /** Longest wait for one answer (headers, then each body chunk; a body must also keep a pace, see body.ts); default 30 s. */
   readonly timeoutMs?: number;
   /** Longest time for a request with its retries, until its answer starts; default 2 min. */
   readonly deadlineMs?: number;
@@ -41,6 +42,8 @@ export interface HttpClientOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Verbose log sink (stderr); silent when absent. */
   readonly log?: ((line: string) => void) | undefined;
+  /** Told of a wait of NOTICE_MS or more before a request is sent again (a person on a terminal); silent when absent. */
+  readonly notice?: ((line: string) => void) | undefined;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -50,6 +53,9 @@ export interface HttpClientOptions {
  * the request again with, or undefined to let the 401 stand. A 401 means the request was not carried
  * out, so it is sent again whatever its method.
  */
+/** A wait before sending again that a person is told of (shorter ones pass unnoticed). */
+const NOTICE_MS = 2000;
+
 export interface BearerCredential {
   current(): Promise<string>;
   renew(rejected: string): Promise<string | undefined>;
@@ -85,11 +91,15 @@ export interface HttpResponse {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /**
    * The body as a stream (for large exports); read it once. A failure while
-   * reading it is a NetworkError (or the caller's signal's reason).
+   * reading it, or a body arriving too slowly (body.ts), is a NetworkError
+   * (or the caller's signal's reason).
    */
   readonly body: ResponseBody;
   text(): Promise<string>;
-  /** The body as JSON; an array is read element by element as it arrives (see json-array.ts). */
+  /**
+   * The body as JSON; an array is read element by element as it arrives (see json-array.ts).
+   * A body that is not JSON, or nests deeper than svc reads, is a NetworkError naming the request.
+   */
   json<T = unknown>(): Promise<T>;
   /** A JSON array body, each element turned by `each` as it arrives; anything else is an error. */
   jsonArray<T>(each: (element: unknown) => T): Promise<T[]>;
@@ -186,41 +196,28 @@ function isIdempotent(spec: RequestSpec): boolean {
   return spec.method === 'DELETE' && Object.keys(spec.headers ?? {}).some((h) => h.toLowerCase() === 'if-match');
 }
 
-/**
- * The body as callers see it: a failure while it streams in (the connection
- * dropped, the server went quiet) is a NetworkError naming the request, so an
- * export can ask that page again; the caller's own abort is its reason.
- */
-function guardedBody(body: ResponseBody, spec: RequestSpec, shown: string): ResponseBody {
-  const failure = (err: unknown): unknown => {
-    if (spec.signal?.aborted) return spec.signal.reason;
-    const code = (err as { code?: unknown } | null)?.code;
-    return err instanceof SvcError || typeof code !== 'string' ? err : networkError(err, spec.method, shown);
-  };
-  const guard = async <T,>(read: () => Promise<T>): Promise<T> => {
-    try {
-      return await read();
-    } catch (err) {
-      throw failure(err);
-    }
-  };
-  return {
-    async *[Symbol.asyncIterator]() {
-      try {
-        yield* body;
-      } catch (err) {
-        throw failure(err);
-      }
-    },
-    text: () => guard(() => body.text()),
-    dump: () => body.dump(),
-  };
+/** How much of an error answer's text is read (the message shows 300 characters of it). */
+const ERROR_TEXT_LIMIT = 64 * 1024;
+
+/** Whether a request asked whether the record changed, so that 304 is an answer to it. */
+function asksIfModified(spec: RequestSpec): boolean {
+  return Object.keys(spec.headers ?? {}).some((h) => /^if-(none-match|modified-since)$/i.test(h));
+}
+
+/** The error for a body the JSON reader refused (`err`), or `err` itself when it is not the reader's. */
+function unreadable(err: unknown, spec: RequestSpec, shown: string, res: RawResponse, body: GuardedBody): unknown {
+  if (err instanceof JsonDepthError) return tooDeepError(spec.method, shown, MAX_ANSWER_DEPTH);
+  if (!(err instanceof SyntaxError)) return err;
+  const first = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
+  const shape = { contentType: first(res.headers['content-type']), contentEncoding: first(res.headers['content-encoding']), bytes: body.received };
+  return notJsonError(spec.method, shown, shape, err.message);
 }
 
 /** Creates a client for one instance. Close it when done (keep-alive sockets). */
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const roots = parseInstanceUrl(opts.instanceUrl);
-  const transportOptions: TransportOptions = { timeoutMs: opts.timeoutMs ?? 30_000, ca: trustedCa(opts) };
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const transportOptions: TransportOptions = { timeoutMs, ca: trustedCa(opts) };
   let transport: Promise<Transport> | undefined;
   const transportOf = (): Promise<Transport> => (transport ??= openTransport(new URL(roots.instance), transportOptions, opts.env));
   // Its modules start loading now, beside whatever the caller does before its first request;
@@ -250,23 +247,28 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   }
 
   /** The answer as a response, or the typed error its status stands for. */
-  async function finish(spec: RequestSpec, res: RawResponse, url: string, shown: string): Promise<HttpResponse> {
-    const body = guardedBody(res.body, spec, shown);
+  async function finish(spec: RequestSpec, res: RawResponse, body: GuardedBody, url: string, shown: string): Promise<HttpResponse> {
+    if (res.statusCode === 304 && !asksIfModified(spec)) {
+      await body.dump();
+      throw unaskedNotModified(spec.method, shown);
+    }
     if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
       await body.dump();
       throw new RedirectError(res.statusCode, locationOf(res.headers.location, url), spec.method, shown);
     }
     if (res.statusCode >= 400 && !(spec.accept ?? []).includes(res.statusCode)) {
-      const text = spec.method === 'HEAD' ? '' : await body.text();
-      throw statusError(res.statusCode, text, spec.method, shown);
+      // The start of the text is enough for the message; an endless or huge one is not read to its end.
+      const text = spec.method === 'HEAD' ? '' : await body.head(ERROR_TEXT_LIMIT);
+      throw statusError(res.statusCode, text, spec.method, shown, retryAfterMs(res.headers['retry-after'], Date.now()));
     }
-    // A body cut off by the caller's signal fails with the signal's reason, not a parse error.
+    // A body cut off by the caller's signal fails with the signal's reason, not a parse error;
+    // a body that is not JSON fails naming the request and what came instead.
     const reading = async <T,>(read: () => Promise<T>): Promise<T> => {
       try {
         return await read();
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
-        throw err;
+        throw unreadable(err, spec, shown, res, body);
       }
     };
     return {
@@ -294,9 +296,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     const controller = new AbortController();
     // The caller's signal stops the request and its body too; the deadline stops only the tries.
     const signal = spec.signal ? AbortSignal.any([controller.signal, spec.signal]) : controller.signal;
-    // The deadline covers the tries until an answer starts; a streaming body has its own idle timeout.
+    // The deadline covers the tries until an answer starts (and the reading of an error answer's text); a body has its own idle timeout and pace (body.ts).
     // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
-    const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(deadlineMs, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => controller.abort(new TransportTimeoutError(TIMEOUT_CODES.deadline, `no answer within ${deadlineMs} ms`)),
+      Math.min(deadlineMs, MAX_TIMER_MS),
+    );
     const credential = spec.auth === false ? undefined : opts.credential;
     let token: string | undefined;
     let renewed = false;
@@ -308,7 +313,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);
-        const outcome: Outcome = await attempt(spec, url, signal, token, encoded).then(
+        // Each try can be cut alone (its body too slow, body.ts) without stopping the tries after it.
+        const cut = new AbortController();
+        const stopped = AbortSignal.any([signal, cut.signal]);
+        const guarded = (res: RawResponse): GuardedBody => guardBody(res.body, { method: spec.method, shown, timeoutMs, signal: spec.signal, cut, stopped });
+        const outcome: Outcome = await attempt(spec, url, stopped, token, encoded).then(
           (res) => ({ res }),
           (err: unknown) => ({ err }),
         );
@@ -319,7 +328,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           renewed = true;
           const next = await untilAborted(credential.renew(token), spec.signal);
           if (next !== undefined) {
-            await outcome.res.body.dump();
+            await guarded(outcome.res).dump();
             log?.('  401; sending again with a renewed token');
             token = next;
             n--;
@@ -328,13 +337,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         }
         const wait = signal.aborted ? undefined : retryWait(outcome, n, retryable, deadline);
         if (wait !== undefined) {
-          await outcome.res?.body.dump();
+          if (outcome.res) await guarded(outcome.res).dump();
           const why = outcome.res ? String(outcome.res.statusCode) : ((outcome.err as { code?: string }).code ?? 'connection failed');
           log?.(`  ${why}; retrying in ${wait} ms (attempt ${n + 2} of ${policy.retries + 1})`);
+          if (wait >= NOTICE_MS && !log) opts.notice?.(`${spec.method} ${shown}: ${why}; trying again in ${Math.round(wait / 1000)} s (attempt ${n + 2} of ${policy.retries + 1})`);
           await untilAborted(sleep(wait), spec.signal);
           continue;
         }
-        if (outcome.res) return await finish(spec, outcome.res, href, shown);
+        if (outcome.res) return await finish(spec, outcome.res, guarded(outcome.res), href, shown);
         if (signal.aborted) throw networkError({ code: TIMEOUT_CODES.deadline }, spec.method, shown);
         throw networkError(outcome.err, spec.method, shown);
       }

@@ -15,7 +15,14 @@
  * general way: a byte scan for brackets and quotes (UTF-8 continuation bytes
  * never look like either). A body that is not an array (an error, a count)
  * is parsed whole.
+ *
+ * A value nested deeper than MAX_ANSWER_DEPTH is refused (JsonDepthError):
+ * JSON.parse reads any depth, but JSON.stringify and the formatters recurse
+ * and would run out of stack. Checked only where it could be so: a value of
+ * n bytes nests at most n/2 levels, and at most as deep as it has opening
+ * brackets (counted with a native search), so records pay nothing.
  */
+import { nestsDeeperThan } from '../util/json-depth.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -24,6 +31,32 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
+
+/** The deepest nesting svc reads in an answer: far more than a record needs, far less than exhausts the stack. */
+export const MAX_ANSWER_DEPTH = 1000;
+
+/** An answer nested deeper than MAX_ANSWER_DEPTH. */
+export class JsonDepthError extends Error {
+  constructor() {
+    super(`JSON nested more than ${MAX_ANSWER_DEPTH} levels deep`);
+    this.name = 'JsonDepthError';
+  }
+}
+
+/** Whether bytes start..end hold more than `max` opening brackets (strings included: an upper bound of the depth). */
+function bracketsPast(buf: Buffer, start: number, end: number, max: number): boolean {
+  let n = 0;
+  for (const b of [OPEN_OBJECT, OPEN_ARRAY]) {
+    for (let i = buf.indexOf(b, start); i >= 0 && i < end; i = buf.indexOf(b, i + 1)) if (++n > max) return true;
+  }
+  return false;
+}
+
+/** `value`, parsed from bytes start..end, unless it nests deeper than svc reads. */
+function checkedDepth<T>(value: T, buf: Buffer, start: number, end: number): T {
+  if (end - start > 2 * MAX_ANSWER_DEPTH && bracketsPast(buf, start, end, MAX_ANSWER_DEPTH) && nestsDeeperThan(value, MAX_ANSWER_DEPTH)) throw new JsonDepthError();
+  return value;
+}
 
 const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
@@ -140,20 +173,26 @@ export class JsonArrayReader {
   }
 
   private finish(chunk: Buffer, from: number, to: number): void {
-    let text: string;
-    if (this.parts.length === 0) text = chunk.toString('utf8', from, to);
-    else {
+    let buf = chunk;
+    let start = from;
+    let end = to;
+    if (this.parts.length > 0) {
       this.parts.push(chunk.subarray(from, to));
-      text = Buffer.concat(this.parts).toString('utf8');
+      buf = Buffer.concat(this.parts);
+      start = 0;
+      end = buf.length;
       this.parts = [];
     }
-    this.items.push(this.each(JSON.parse(text)));
+    this.items.push(this.each(checkedDepth(JSON.parse(buf.toString('utf8', start, end)), buf, start, end)));
     this.phase = 'comma';
   }
 
   /** The array (or, for a body that is not one, the parsed body). */
   end(): unknown {
-    if (this.phase === 'whole') return JSON.parse(Buffer.concat(this.parts).toString('utf8'));
+    if (this.phase === 'whole') {
+      const whole = Buffer.concat(this.parts);
+      return checkedDepth(JSON.parse(whole.toString('utf8')), whole, 0, whole.length);
+    }
     if (this.phase !== 'end') throw new SyntaxError('unexpected end of a JSON array');
     return this.items;
   }
@@ -232,7 +271,7 @@ export class ObjectArrayReader {
           search = close + 1;
           continue;
         }
-        this.items.push(this.each(value));
+        this.items.push(this.each(checkedDepth(value, buf, start, close + 1)));
         this.phase = after === COMMA ? 'value' : 'end';
         pos = next + 1;
       }

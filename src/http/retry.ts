@@ -20,6 +20,7 @@ const RETRY_CODES = new Set([
   'SVC_CONNECT_TIMEOUT',
   'SVC_HEADERS_TIMEOUT',
   'SVC_BODY_TIMEOUT',
+  'SVC_BODY_SLOW',
   // undici (the proxy transport)
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
@@ -50,11 +51,27 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random: () => nu
   return Math.round(random() * ceiling);
 }
 
-/** The wait a Retry-After header asks for (seconds or an HTTP date), in ms; undefined when absent or unreadable. */
+const DAY = '(Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTH = '(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, the obsolete RFC 850 form, asctime (which means GMT). */
+const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`);
+const RFC_850 = new RegExp(`^${LONG_DAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
+/**
+ * The wait a Retry-After header asks for, in ms: whole seconds (digits only)
+ * or an HTTP-date (a past one means now). Undefined when absent or anything
+ * else ("-5", "1.5", "+3", which Date.parse would take for dates long past):
+ * then the normal backoff applies.
+ */
 export function retryAfterMs(header: string | string[] | undefined, nowMs: number): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
+  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, Number.MAX_SAFE_INTEGER);
+  let at = Number.NaN;
+  if (IMF_FIXDATE.test(value) || RFC_850.test(value)) at = Date.parse(value);
+  else if (ASCTIME.test(value)) at = Date.parse(`${value} GMT`);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }

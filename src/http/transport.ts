@@ -47,6 +47,8 @@ export const TIMEOUT_CODES = {
   connect: 'SVC_CONNECT_TIMEOUT',
   headers: 'SVC_HEADERS_TIMEOUT',
   body: 'SVC_BODY_TIMEOUT',
+  /** A body that keeps arriving, too slowly (the client's pace rule, body.ts). */
+  slow: 'SVC_BODY_SLOW',
   /** The client's deadline for a request and its retries. */
   deadline: 'SVC_DEADLINE',
 } as const;

@@ -1,5 +1,6 @@
 import type { OutStream } from './io.js';
 import { drained } from './drain.js';
+import { jsonText } from './json-text.js';
 import type { Row } from './view.js';
 
 /** Streams rows as one pretty JSON array, written as the rows arrive. */
@@ -8,17 +9,17 @@ export async function writeJsonRows(out: OutStream, rows: Iterable<Row> | AsyncI
   for await (const row of rows) {
     const open = first ? '[\n' : ',\n';
     first = false;
-    if (!out.write(`${open}  ${JSON.stringify(row, null, 2).replace(/\n/g, '\n  ')}`)) await drained(out);
+    if (!out.write(`${open}  ${jsonText(row, 2).replace(/\n/g, '\n  ')}`)) await drained(out);
   }
   out.write(first ? '[]\n' : '\n]\n');
 }
 
 /** Writes one value as pretty JSON. */
 export function writeJsonValue(out: OutStream, value: unknown): void {
-  out.write(`${JSON.stringify(value, null, 2)}\n`);
+  out.write(`${jsonText(value, 2)}\n`);
 }
 
 /** Streams rows as newline-delimited JSON: one compact object a line. */
 export async function writeNdjsonRows(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>): Promise<void> {
-  for await (const row of rows) if (!out.write(`${JSON.stringify(row)}\n`)) await drained(out);
+  for await (const row of rows) if (!out.write(`${jsonText(row)}\n`)) await drained(out);
 }

@@ -2,6 +2,7 @@ import type { OutStream } from './io.js';
 import type { OutputFormat } from './format.js';
 import type { JqSettings } from './jq.js';
 import { writeJsonRows, writeJsonValue, writeNdjsonRows } from './json.js';
+import { jsonText } from './json-text.js';
 import type { Pager } from './pager.js';
 import type { ObjectView, RecordsView, Row, View } from './view.js';
 
@@ -48,7 +49,7 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
     case 'json':
       return writeJsonValue(out, view.value);
     case 'ndjson':
-      out.write(`${JSON.stringify(view.value)}\n`);
+      out.write(`${jsonText(view.value)}\n`);
       return;
     case 'csv':
     case 'tsv': {

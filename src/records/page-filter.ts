@@ -7,6 +7,8 @@
  * filter already at it.
  */
 
+import { shown } from '../util/shown.js';
+
 const NUMERIC = /^\d+$/;
 const JOINS = new Set(['AND', 'OR', 'NOT']);
 
@@ -145,4 +147,20 @@ export function andCondition(filter: Record<string, unknown> | undefined, field:
   if (merged) out[field] = merged;
   else out[freeKey(out)] = ['AND', alone()];
   return out;
+}
+
+/** The largest ID a JSON number holds exactly (2^53 − 1). */
+const EXACT_IDS = '2^53 − 1 (9007199254740991)';
+
+/** Why paging by ID cannot go on past a record whose ID is `value` (read as `id`), coming after ID `last` on a page asked for IDs above `after`; undefined when it can. */
+export function stuckPaging(value: unknown, id: number, last: number, after: number): string | undefined {
+  if (id > last && Number.isSafeInteger(id)) return undefined;
+  const seen = shown(String(value), 40);
+  if (!Number.isFinite(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a number`;
+  if (!Number.isInteger(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a whole number`;
+  if (!Number.isSafeInteger(id)) {
+    return `paging by ID stopped at ID ${seen}: IDs past ${EXACT_IDS} cannot be paged exactly (JSON numbers round them, so ID > last would repeat or skip records); read them with --sort +ID --limit N --offset K instead`;
+  }
+  if (last !== after) return `paging by ID stopped: the service answered ID ${seen} after ID ${last}, out of ID order, so the pages would repeat or skip records (it ignored the sort by ID)`;
+  return `paging by ID stopped: asked for IDs above ${after}, the service answered ID ${seen}, so the next page would repeat records (it ignored the ID > ${after} condition)`;
 }

@@ -9,8 +9,7 @@ import { withoutKey } from '../export/encode.js';
 import { idSelection, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import type { Row } from '../output/view.js';
-import { shown } from '../util/shown.js';
-import { pageFilter } from './page-filter.js';
+import { pageFilter, stuckPaging } from './page-filter.js';
 
 /** Sends a query body; the answer is read by the caller (a stream for exports). */
 export function queryRequest(client: HttpClient, family: ResourceFamily, body: Record<string, unknown>, signal?: AbortSignal): Promise<HttpResponse> {
@@ -45,22 +44,6 @@ export function keysetPageBody(q: KeysetQuery, pageSize: number, after = 0): Rec
   const body: Record<string, unknown> = { ...q.body, [q.filterMember]: pageFilter(q.filter, after), sort: ['+ID'], limit: pageSize };
   if (sel.fields) body.fields = sel.fields;
   return body;
-}
-
-/** The largest ID a JSON number holds exactly (2^53 − 1). */
-const EXACT_IDS = '2^53 − 1 (9007199254740991)';
-
-/** Why paging by ID cannot go on past a record whose ID is `value` (read as `id`), coming after ID `last` on a page asked for IDs above `after`; undefined when it can. */
-function stuckPaging(value: unknown, id: number, last: number, after: number): string | undefined {
-  if (id > last && Number.isSafeInteger(id)) return undefined;
-  const seen = shown(String(value), 40);
-  if (!Number.isFinite(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a number`;
-  if (!Number.isInteger(id)) return `paging by ID stopped: the service answered a record whose ID is ${seen}, not a whole number`;
-  if (!Number.isSafeInteger(id)) {
-    return `paging by ID stopped at ID ${seen}: IDs past ${EXACT_IDS} cannot be paged exactly (JSON numbers round them, so ID > last would repeat or skip records); read them with --sort +ID --limit N --offset K instead`;
-  }
-  if (last !== after) return `paging by ID stopped: the service answered ID ${seen} after ID ${last}, out of ID order, so the pages would repeat or skip records (it ignored the sort by ID)`;
-  return `paging by ID stopped: asked for IDs above ${after}, the service answered ID ${seen}, so the next page would repeat records (it ignored the ID > ${after} condition)`;
 }
 
 /**

@@ -1,6 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { svc, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox, useTestSandbox } from '../helpers/sandbox.js';
@@ -86,5 +89,63 @@ describe('schemes and trust', () => {
     } finally {
       await https.close();
     }
+  });
+});
+
+describe('SIGTERM (svc as a process: src/cli/main.ts run with tsx)', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  let server: Server;
+  let url = '';
+  let arrived: () => void = () => undefined;
+  beforeAll(async () => {
+    // Answers nothing: every request waits until svc is stopped.
+    server = createServer((req) => {
+      req.resume();
+      arrived();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/demo`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  /** svc's main() in a child, stopped with SIGTERM once its first request has arrived. */
+  async function terminated(argv: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+    const first = new Promise<void>((r) => (arrived = r));
+    const code = "import { main } from './src/cli/main.ts'; main(process.argv.slice(1)).then((c) => { process.exitCode = c; });";
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, ...argv], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), SVC_CONFIG_DIR: tempConfigDir(), SVC_URL: url, SVC_TOKEN: 'x'.repeat(40), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (c, sig) => r({ code: c, signal: sig })));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    try {
+      await Promise.race([first, ended]);
+      child.kill('SIGTERM');
+      return { ...(await ended), stdout, stderr };
+    } finally {
+      clearTimeout(killer);
+    }
+  }
+
+  it('a command without a handler of its own (a read waiting for its answer): one line, exit 130, not death by the signal', async () => {
+    const r = await terminated(['accounts', 'get', '1', '-o', 'json']);
+    expect({ code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 130, signal: null, stdout: '', stderr: 'svc: interrupted by SIGTERM\n' });
+  });
+
+  it('a command with its own handler keeps it: an export says what it kept, exit 130', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-sigterm-')), 'x.csv');
+    const r = await terminated(['accounts', 'export', '--format', 'csv', '--output-file', file]);
+    expect({ code: r.code, signal: r.signal }).toEqual({ code: 130, signal: null });
+    expect(r.stderr).not.toContain('svc: interrupted by SIGTERM\n');
+    expect(r.stderr).toContain(`${file} is untouched`);
+    expect(existsSync(file)).toBe(false);
   });
 });

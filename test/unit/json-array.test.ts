@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteBuilder } from '../../src/export/byte-builder.js';
-import { JsonArrayReader, ObjectArrayReader } from '../../src/http/json-array.js';
+import { JsonArrayReader, JsonDepthError, MAX_ANSWER_DEPTH, ObjectArrayReader } from '../../src/http/json-array.js';
 import { createRandom } from '../../src/util/random.js';
 
 const PIECES = ['a', 'é', '東', '😀', '"', '\\', ',', ']', '[', '{', '}', ' ', '\n', '\t', '\u0000', '\u2028'];
@@ -89,6 +89,30 @@ describe('JsonArrayReader', () => {
     for (let at = 0; at < bytes.length; at += 65_536) reader.feed(bytes.subarray(at, at + 65_536));
     expect(reader.end()).toEqual([{ ID: 0 }, big, { ID: 2 }]);
     expect(readInCuts(ObjectArrayReader, Buffer.from(JSON.stringify([{ a: '}'.repeat(50) }])), random.next)).toEqual([{ a: '}'.repeat(50) }]);
+  });
+});
+
+describe('nesting', () => {
+  const nested = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
+  const read = (Reader: (typeof READERS)[keyof typeof READERS], text: string, cut: number): unknown => {
+    const reader = new Reader();
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; at += cut) reader.feed(bytes.subarray(at, at + cut));
+    return reader.end();
+  };
+
+  it.each(Object.entries(READERS))('%s refuses a value nested deeper than MAX_ANSWER_DEPTH, whole or as an element, in one chunk or many', (_name, Reader) => {
+    const deep = nested(MAX_ANSWER_DEPTH + 1);
+    for (const text of [`{"x":${deep}}`, `[{"ID":1},{"ID":2,"x":${deep}}]`, `[1,${deep}]`]) {
+      for (const cut of [1 << 20, 7]) expect(() => read(Reader, text, cut), `${text.slice(0, 30)} in cuts of ${cut}`).toThrow(JsonDepthError);
+    }
+  });
+
+  it.each(Object.entries(READERS))('%s reads a value nested to the limit, and many brackets inside strings', (_name, Reader) => {
+    const within = nested(MAX_ANSWER_DEPTH - 1);
+    expect(read(Reader, `[{"ID":1,"x":${within}}]`, 5)).toHaveLength(1);
+    const brackets = JSON.stringify({ ID: 1, s: '[{'.repeat(5000) });
+    expect(read(Reader, `[${brackets}]`, 1 << 20)).toEqual([JSON.parse(brackets)]);
   });
 });
 

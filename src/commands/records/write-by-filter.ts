@@ -5,7 +5,9 @@
  * (ID and lastmodified); each is read again with GET for its ETag just before
  * its write, which carries that ETag in If-Match: a record changed since it
  * matched (a newer lastmodified) or since the GET (412) is reported, never
- * overwritten. The verb gives the write of one record.
+ * overwritten. A GET that answers no ETag (a proxy may strip it) leaves no
+ * precondition to send: that record fails, unwritten. The verb gives the
+ * write of one record.
  */
 import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
@@ -23,6 +25,7 @@ import { etagOf, writePath, type WriteRequest } from './write-send.js';
 export interface ReadRecord {
   readonly id: string;
   readonly record: Readonly<Record<string, unknown>>;
+  /** The ETag the GET answered; '' when it answered none. */
   readonly etag: string;
 }
 
@@ -114,6 +117,10 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
       if (!read) return { action: fw.verb, id: Number(id), status: 404, etag: null, error: fw.goneIsDone ? null : 'it no longer exists (deleted since it matched); not written' };
       if (withLm && read.record.lastmodified !== row.lastmodified) {
         return { action: fw.verb, id: Number(id), status: null, etag: read.etag, error: 'it changed since it matched the filter (lastmodified differs); not written: check it and run again' };
+      }
+      if (!read.etag) {
+        // Without it the write would carry no precondition and could overwrite a change made meanwhile.
+        return { action: fw.verb, id: Number(id), status: null, etag: null, error: 'its GET answered no ETag (a proxy in between may strip it), so it cannot be written safely; not written' };
       }
       return fw.write(w, read);
     };

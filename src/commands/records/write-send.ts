@@ -5,7 +5,7 @@
  */
 import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError, UsageError } from '../../errors.js';
 import type { HttpClient, HttpResponse } from '../../http/client.js';
 import { HttpStatusError } from '../../http/errors.js';
 
@@ -42,10 +42,11 @@ function explain(err: unknown, family: ResourceFamily, id: string | undefined, i
   return err;
 }
 
-/** The first ETag header of an answer. */
+/** The first ETag header of an answer; undefined when it has none (or an empty one). */
 export function etagOf(res: HttpResponse): string | undefined {
   const e = res.headers.etag;
-  return Array.isArray(e) ? e[0] : e;
+  const first = Array.isArray(e) ? e[0] : e;
+  return first?.trim() ? first : undefined;
 }
 
 /** The path of the family's collection (no `id`: create) or of one record. */
@@ -59,6 +60,8 @@ export function writePath(family: ResourceFamily, id: string | undefined): strin
  * NetworkError: for callers that report each record's outcome themselves.
  */
 export async function writeRecord(client: HttpClient, family: ResourceFamily, id: string | undefined, req: WriteRequest): Promise<WriteAnswer> {
+  // An empty If-Match is no precondition to a server that ignores it: never sent.
+  if (req.ifMatch !== undefined && !req.ifMatch.trim()) throw new UsageError('an empty If-Match is no precondition; give the ETag the record was read with');
   const res = await client.request({
     method: req.method,
     root: 'api',

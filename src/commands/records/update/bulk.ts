@@ -34,7 +34,8 @@ export async function updateOne(family: ResourceFamily, body: RecordBody, w: Rec
     // The answer was lost (or never came): what does the record hold now?
     const now = await w.reread(read.id).catch(() => undefined);
     if (!now) return { action: 'update', id, status: null, etag: null, error: 'the answer was lost and the record cannot be read now; run again to retry it' };
-    if (holdsValues(family, body, now.record)) return { action: 'update', id, status: null, etag: now.etag, error: null };
+    if (holdsValues(family, body, now.record)) return { action: 'update', id, status: null, etag: now.etag || null, error: null };
+    if (!now.etag) return { action: 'update', id, status: null, etag: null, error: 'the answer was lost and the record, read again, has no ETag to send it with; not sent again: check it' };
     if (now.etag !== read.etag) return { action: 'update', id, status: null, etag: now.etag, error: 'the answer was lost and the record has changed since (by this update, or by someone else); not sent again: check it' };
   }
 }
