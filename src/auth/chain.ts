@@ -6,7 +6,7 @@
  *   4. the OS keychain     (keychain)
  *   5. a plain file, only if the profile opted in with --insecure-storage (plain file)
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { platform } from 'node:os';
 import { UsageError } from '../errors.js';
 import { shown as shownText } from '../util/shown.js';
@@ -92,9 +92,10 @@ async function tokenFileText(file: string, waitMs: number): Promise<string> {
       throw cannot(err);
     }
   }
+  if (!st.isFIFO() && !st.isSocket()) return deviceText(file, shown, cannot);
   // Opened without waiting for a writer (a FIFO's open blocks until one comes, in a thread no timer can stop),
   // then read as a pipe: what is written, up to its end, or nothing more after waitMs.
-  const [{ openSync, constants }, { Socket }] = await Promise.all([import('node:fs'), import('node:net')]);
+  const { Socket } = await import('node:net');
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -104,14 +105,25 @@ async function tokenFileText(file: string, waitMs: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stream = new Socket({ fd, readable: true, writable: false });
+    let stream: InstanceType<typeof Socket>;
+    try {
+      stream = new Socket({ fd, readable: true, writable: false });
+    } catch (err) {
+      closeSync(fd);
+      reject(cannot(err));
+      return;
+    }
     const stop = (err?: Error): void => {
       clearTimeout(timer);
       stream.destroy();
       if (err) reject(err);
       else resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    const timer = setTimeout(() => stop(new UsageError(`${shown} gave no token within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`} (a pipe nobody writes to?); check what writes it`)), waitMs);
+    // What came by then is the token (a writer that keeps the pipe open after writing it); nothing is an error.
+    const timer = setTimeout(
+      () => (size > 0 ? stop() : stop(new UsageError(`${shown} gave no token within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`} (a pipe nobody writes to?); check what writes it`))),
+      waitMs,
+    );
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += buf.length;
@@ -121,6 +133,36 @@ async function tokenFileText(file: string, waitMs: number): Promise<string> {
     stream.on('end', () => stop());
     stream.on('error', (err) => stop(cannot(err)));
   });
+}
+
+/**
+ * A device's text (`/dev/stdin` on a terminal, up to Ctrl-D; `/dev/null`),
+ * read to its end but never past what a token file can hold (`/dev/zero`
+ * has no end).
+ */
+function deviceText(file: string, shown: string, cannot: (err: unknown) => UsageError): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw cannot(err);
+  }
+  try {
+    const buf = Buffer.alloc(MOST_BYTES + 1);
+    let size = 0;
+    for (;;) {
+      const n = readSync(fd, buf, size, buf.length - size, null);
+      if (n === 0) break;
+      size += n;
+      if (size > MOST_BYTES) throw new UsageError(`${shown} gave more than ${MOST_BYTES.toLocaleString('en-US')} bytes, too much to be a token; check the path`);
+    }
+    return buf.subarray(0, size).toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw cannot(err);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Reads a token file: trimmed, one token; warns when others may read it. */
@@ -142,14 +184,15 @@ export async function resolveToken(input: ChainInput): Promise<ChainResult> {
   if (env) return { token: { token: checkToken(env, 'SVC_TOKEN'), source: 'env' } };
   const file = input.env.SVC_TOKEN_FILE;
   if (file) return { token: { token: await readTokenFile(file, input.warn, input.waitMs), source: 'token file', where: file } };
-  if (input.keychain === undefined) return {};
   let keychainProblem: string | undefined;
-  try {
-    const t = await (await open(input.keychain)).get(accountName(input.key, 'token'));
-    if (t) return { token: stored(t, 'keychain') };
-  } catch (err) {
-    if (!(err instanceof KeychainUnavailableError)) throw err;
-    keychainProblem = err.reason;
+  if (input.keychain !== undefined) {
+    try {
+      const t = await (await open(input.keychain)).get(accountName(input.key, 'token'));
+      if (t) return { token: stored(t, 'keychain') };
+    } catch (err) {
+      if (!(err instanceof KeychainUnavailableError)) throw err;
+      keychainProblem = err.reason;
+    }
   }
   const plain = input.plain === undefined ? undefined : await (await open(input.plain))?.get(accountName(input.key, 'token'));
   if (plain) return { token: stored(plain, 'plain file') };

@@ -47,7 +47,11 @@ export interface Target {
   readonly key: string;
   /** A name for messages: the profile name, or the URL. */
   readonly label: string;
-  /** Whether the credential store's secrets under `key` are this instance's (see secretsFit); always for a URL alone. */
+  /**
+   * Whether the keychain's secrets under `key` are this instance's (see secretsFit); always for a URL alone.
+   * The plain file's always are (it can always be rewritten when a profile moves), and is read only after a
+   * login chose it (--insecure-storage).
+   */
   readonly storedSecrets: boolean;
 }
 
@@ -72,7 +76,9 @@ function normalInstanceUrl(url: string): string {
 
 /** Finds the instance from flags, environment and the current profile. */
 export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: ProfileStore): Target {
-  // An empty variable is an unset one (as for SVC_TOKEN and SVC_TOKEN_FILE).
+  // An empty variable is an unset one (as for SVC_TOKEN and SVC_TOKEN_FILE); an empty flag is a mistake.
+  if (opts.url === '') throw new UsageError('--url is given an empty value (an unset variable?); give the instance URL, or leave --url out');
+  if (opts.profile === '') throw new UsageError('--profile is given an empty value (an unset variable?); give a profile name, or leave --profile out');
   const url = opts.url ?? (deps.env.SVC_URL || undefined);
   const name = opts.profile ?? (url ? undefined : (deps.env.SVC_PROFILE || profiles.current()));
   if (name !== undefined) {
@@ -177,9 +183,11 @@ export async function connect(
     env: deps.env,
     tokenFile: opts.tokenFile,
     key: target.key,
-    // Opened only if the chain gets that far: with SVC_TOKEN or a token file, no store module loads. Not at all
-    // when what is stored under the profile's name is another instance's.
-    ...(target.storedSecrets ? { keychain: () => keychainOf(deps), plain: () => plainStoreOf(deps, target) } : {}),
+    // Opened only if the chain gets that far: with SVC_TOKEN or a token file, no store module loads. The keychain
+    // not when what it holds under the profile's name is another instance's, nor when the profile's last login
+    // chose the plain file (what the keychain holds is older).
+    ...(target.storedSecrets && target.profile?.insecureStorage !== true ? { keychain: () => keychainOf(deps) } : {}),
+    plain: () => plainStoreOf(deps, target),
     warn: (m) => deps.stderr.write(`svc: ${m}\n`),
     waitMs: timeoutOf(opts),
   });

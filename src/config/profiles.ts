@@ -7,7 +7,7 @@
  * that talks to the service reads it; conf, with ajv, cost each ~60 ms to
  * load). Writes go through conf, loaded at the first write.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type Conf from 'conf';
@@ -38,10 +38,12 @@ export interface Profile {
   /** The OAuth application's identifier for `svc login --web` (its secret lives in the credential store). */
   readonly clientId?: string | undefined;
   /**
-   * The instance the profile's stored secrets were stored for (by a login, or
-   * `svc sandbox start`): they are used only while the profile points there.
+   * The instance the keychain's secrets under the profile's name were stored
+   * for (by a login there, or `svc sandbox start`): they are used only while
+   * the profile points there. Empty when the keychain may hold another
+   * instance's (a plain-file login after a move it could not clean up).
    */
-  readonly secretsUrl?: string | undefined;
+  readonly keychainUrl?: string | undefined;
 }
 
 
@@ -110,6 +112,22 @@ function loadLockSync(): LockSync {
 
 /** How long a write waits for another svc's write of the same config (each takes milliseconds). */
 const LOCK_WAIT_MS = 10_000;
+/** A lock untouched this long is a killed writer's, taken over (a write holds it for milliseconds). */
+const LOCK_STALE_MS = 5_000;
+
+/**
+ * A lock dated ahead of this machine's clock (a config dir copied from a
+ * machine whose clock is ahead, a clock stepped back) would never grow old
+ * enough to be taken over: it is a left-over, removed.
+ */
+function dropFutureLock(lockPath: string): void {
+  try {
+    const st = statSync(lockPath);
+    if (st.isDirectory() && st.mtimeMs > Date.now() + LOCK_STALE_MS) rmSync(lockPath, { recursive: true, force: true });
+  } catch {
+    // None there, or not ours to judge: proper-lockfile says what it finds.
+  }
+}
 
 /**
  * Runs a read-modify-write of config.json under a lock every svc process
@@ -124,11 +142,15 @@ function lockedWrite<T>(path: string, work: () => T): T {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const lock = loadLockSync();
+    dropFutureLock(`${path}.lock`);
+    if (lockIsNotADirectory(`${path}.lock`)) {
+      throw new SvcError(`cannot write ${path}: ${path}.lock is not the lock svc makes; remove ${path}.lock if no other svc is running`);
+    }
     const deadline = Date.now() + LOCK_WAIT_MS;
     const pause = new Int32Array(new SharedArrayBuffer(4));
     for (;;) {
       try {
-        release = lock(path, { realpath: false, stale: LOCK_WAIT_MS });
+        release = lock(path, { realpath: false, stale: LOCK_STALE_MS });
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() > deadline) throw err;
@@ -139,7 +161,11 @@ function lockedWrite<T>(path: string, work: () => T): T {
   } catch (err) {
     if (err instanceof SvcError) throw err;
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ELOCKED' ? `another svc kept it locked for ${LOCK_WAIT_MS / 1000} s` : e instanceof RangeError ? 'its content nests too deep to be written back' : (e.code ?? e.message);
+    const lockPath = `${path}.lock`;
+    if (e.code === 'ELOCKED' || ((e.code === 'ENOTDIR' || e.code === 'EEXIST') && lockIsNotADirectory(lockPath))) {
+      throw new SvcError(`cannot write ${path}: ${lockPath} ${e.code === 'ELOCKED' ? `stayed locked for ${LOCK_WAIT_MS / 1000} s` : 'is not the lock svc makes'}; remove ${lockPath} if no other svc is running`);
+    }
+    const why = e instanceof RangeError ? 'its content nests too deep to be written back' : (e.code ?? e.message);
     throw new SvcError(`cannot write ${path} (${why}); check the file and its directory`);
   } finally {
     try {
@@ -147,6 +173,15 @@ function lockedWrite<T>(path: string, work: () => T): T {
     } catch {
       // The lock is stale after LOCK_WAIT_MS: the next writer takes it over.
     }
+  }
+}
+
+/** Whether something other than a directory stands where proper-lockfile makes its lock directory. */
+function lockIsNotADirectory(lockPath: string): boolean {
+  try {
+    return !statSync(lockPath).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -131,7 +131,7 @@ describe('svc profile without a keychain', () => {
     await svc(['profile', 'add', 'acme', '--url', 'https://erp.example.com/acme'], { configDir, keychain });
     // Signed in there once (a login keeps the instance its secrets are for).
     const profiles = await openProfiles(configDir);
-    profiles.save({ ...profiles.get('acme')!, user: 'dana', secretsUrl: 'https://erp.example.com/acme' });
+    profiles.save({ ...profiles.get('acme')!, user: 'dana', keychainUrl: 'https://erp.example.com/acme' });
     const table = await svc(['profile', 'show', 'acme'], { configDir, keychain, tty: true, env: { NO_COLOR: '1' } });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stderr).toBe('');

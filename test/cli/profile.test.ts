@@ -172,10 +172,10 @@ describe('svc profile show', () => {
     expect(JSON.parse((await svc(['profile', 'show'])).stdout)).toMatchObject({ tokenStored: false });
     const token = randomBytes(20).toString('hex');
     await keychain.set(accountName('profile:acme', 'token'), token);
-    // Not the profile's until a login there says so (secretsUrl): another instance's token is never counted.
+    // Not the profile's until a login there says so (keychainUrl): another instance's token is never counted.
     expect(JSON.parse((await svc(['profile', 'show'])).stdout)).toMatchObject({ tokenStored: false });
     const profiles = await openProfiles(configDir);
-    profiles.save({ ...profiles.get('acme')!, secretsUrl: URL_A });
+    profiles.save({ ...profiles.get('acme')!, keychainUrl: URL_A });
     const r = await svc(['profile', 'show'], { tty: true });
     expect(r.stdout).toMatch(/^token:\s+stored in the keychain$/m);
     expect(r.stdout + r.stderr).not.toContain(token);

@@ -28,15 +28,17 @@ const KINDS = ['token', 'appsecret', 'clientsecret'] as const;
  * None when what is stored under its name is another instance's (secretsFit): svc would not send it.
  */
 export async function findStoredToken(deps: Deps, profile: Profile): Promise<StoredToken> {
-  if (!secretsFit(profile)) return {};
   const insecureStorage = profile.insecureStorage === true;
   const account = accountName(profileKey(profile.name), 'token');
   let problem: string | undefined;
-  try {
-    if (await (await keychainOf(deps)).get(account)) return { store: 'keychain' };
-  } catch (err) {
-    if (!(err instanceof KeychainUnavailableError)) throw err;
-    problem = err.reason;
+  // The keychain as the credential chain reads it: only what is this instance's, and not after a plain-file login.
+  if (secretsFit(profile) && !insecureStorage) {
+    try {
+      if (await (await keychainOf(deps)).get(account)) return { store: 'keychain' };
+    } catch (err) {
+      if (!(err instanceof KeychainUnavailableError)) throw err;
+      problem = err.reason;
+    }
   }
   if (insecureStorage && (await (await plainStoreOf(deps))?.get(account))) return { store: 'plain file' };
   return problem ? { problem } : {};

@@ -145,7 +145,7 @@ export async function registerSandboxProfile(
       ...(stale ? { user: undefined, tokenExpires: undefined } : {}),
       // The secrets stored below are this instance's; while the old ones may be left in a keychain that could not
       // be reached, none counts as this instance's (a login stores fresh ones).
-      secretsUrl: leftOver ? '' : info.instanceUrl,
+      keychainUrl: leftOver ? '' : info.instanceUrl,
     });
     const current = profiles.current();
     if (current === undefined || profiles.get(current) === undefined) profiles.use(name);

@@ -47,7 +47,7 @@ interface Grant {
 async function signedIn(stored: (g: Grant) => unknown = (g) => JSON.stringify(g)): Promise<{ configDir: string; grant: Grant; file: string }> {
   const configDir = tempConfigDir();
   const profiles = await openProfiles(configDir);
-  profiles.save({ name: 'sb', url: sandbox.instanceUrl, insecureStorage: true, clientId: 'svc-cli', secretsUrl: sandbox.instanceUrl });
+  profiles.save({ name: 'sb', url: sandbox.instanceUrl, insecureStorage: true, clientId: 'svc-cli', keychainUrl: sandbox.instanceUrl });
   profiles.use('sb');
   const password = encodeURIComponent(sandbox.user('demo').password);
   const answer = await sandbox.call('POST', 'oauth2/v1/token', { token: null, headers: { authorization: basic() }, form: `grant_type=password&username=demo&password=${password}` });

@@ -110,21 +110,38 @@ export async function gatherInputs(deps: Deps, opts: InputSources, store: Creden
   if (!password) throw new UsageError('the password is empty');
   const fromEnv = deps.env.SVC_APPSECRET;
   const fromStdin = opts.appsecretStdin ? await readAllStdin(deps) : undefined;
-  const stored = fromEnv || fromStdin || !target.storedSecrets ? undefined : await store.get(accountName(target.key, 'appsecret'));
+  const stored = fromEnv || fromStdin || !storeFits(store, target) ? undefined : await store.get(accountName(target.key, 'appsecret'));
   const typed = fromEnv || fromStdin || stored ? undefined : tty ? await ask(deps, 'application secret', { hidden: true }) : undefined;
   const appsecret = fromEnv || fromStdin || stored || typed;
   if (!appsecret) needAppsecret();
   return { user, password, appsecret, appsecretIsNew: Boolean(fromStdin || typed) };
 }
 
+/** Whether what `store` holds under the target's name is this instance's: the plain file's always is, the keychain's per secretsFit. */
+export function storeFits(store: CredentialStore, target: Target): boolean {
+  return store.kind === 'plain file' || target.storedSecrets;
+}
+
 /**
- * Before a login stores its secrets for a profile whose stored ones are
- * another instance's (secretsFit): removes those from the store it writes
- * to, so none of them is taken for this instance's once the profile says its
+ * The profile's `keychainUrl` after a login stored its secrets in `store`: the
+ * instance, once the keychain holds its secrets; else as it was, or a value
+ * no URL equals when the keychain holds another instance's (so a plain-file
+ * login does not make the keychain's old secrets count as this instance's).
+ */
+export function keychainUrlAfter(store: CredentialStore, target: Target): string | undefined {
+  const url = target.profile?.url;
+  if (store.kind === 'keychain' || target.storedSecrets) return url;
+  return target.profile?.keychainUrl ?? '';
+}
+
+/**
+ * Before a login stores its secrets in the keychain for a profile whose
+ * keychain secrets are another instance's (secretsFit): removes those, so
+ * none of them is taken for this instance's once the profile says its
  * secrets are.
  */
 export async function dropOtherInstanceSecrets(store: CredentialStore, target: Target): Promise<void> {
-  if (target.storedSecrets) return;
+  if (storeFits(store, target)) return;
   for (const kind of ['token', 'appsecret', 'clientsecret'] as const) await store.delete(accountName(target.key, kind));
 }
 

@@ -21,7 +21,7 @@ import { checkClientId } from '../../../config/client-id.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
 import { InterruptedError, UsageError } from '../../../errors.js';
 import { createHttpClient } from '../../../http/client.js';
-import { chooseStore, dropOtherInstanceSecrets, shadowedSignIn } from './inputs.js';
+import { chooseStore, dropOtherInstanceSecrets, keychainUrlAfter, shadowedSignIn, storeFits } from './inputs.js';
 import type { LoginOptions, WebLoginOptions } from './options.js';
 
 /** The client secret: SVC_CLIENT_SECRET, --client-secret-stdin, the one kept for the target, or asked on a terminal. */
@@ -34,7 +34,7 @@ async function clientSecretOf(deps: Deps, web: WebLoginOptions, store: Credentia
     if (!secret) throw new UsageError('the client secret on stdin is empty');
     return { secret, isNew: true };
   }
-  const stored = target.storedSecrets ? await store.get(accountName(target.key, 'clientsecret')) : undefined;
+  const stored = storeFits(store, target) ? await store.get(accountName(target.key, 'clientsecret')) : undefined;
   if (stored) return { secret: stored, isNew: false };
   if (!canPrompt(deps)) {
     throw new UsageError(`the client secret of ${clientId} is needed and there is no terminal to ask on: set SVC_CLIENT_SECRET, or pass --client-secret-stdin`);
@@ -133,7 +133,7 @@ export async function runWebLogin(opts: LoginOptions, web: WebLoginOptions, ctx:
   if (isNew) await store.set(accountName(target.key, 'clientsecret'), secret);
   await store.set(accountName(target.key, 'token'), serializeGrant(grant));
   if (target.profile) {
-    profiles.save({ ...target.profile, clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt, secretsUrl: target.profile.url });
+    profiles.save({ ...target.profile, clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt, keychainUrl: keychainUrlAfter(store, target) });
   }
   const expires = grant.refreshExpiresAt ? new Date(grant.refreshExpiresAt * 1000).toISOString().slice(0, 10) : 'unknown';
   deps.stderr.write(`signed in to ${target.label}${user ? ` as ${user}` : ''} with a browser (client ${clientId}; tokens in the ${store.kind}, renewed by themselves until ${expires})\n`);
