@@ -16,5 +16,7 @@ export function parseRecordId(text: string): string {
 /** The ID of `update` and `delete` as a path segment; a usage error unless a whole number. */
 export function parseWriteId(family: ResourceFamily, text: string): string {
   if (!/^\d{1,18}$/.test(text)) throw new UsageError(`invalid ID '${text}' for ${family.name}; give the record's whole-number ID`);
+  // Past 2^53 − 1 no record can have it (the filter and get refuse it too); the service would answer 400.
+  if (!Number.isSafeInteger(Number(text))) throw new UsageError(`invalid ID '${text}' for ${family.name}; IDs are whole numbers up to ${Number.MAX_SAFE_INTEGER}`);
   return text;
 }

@@ -128,6 +128,13 @@ describe('other values', () => {
     );
   });
 
+  it.each([['update', ['lastname=x']], ['delete', ['--yes']]])('%s: an ID past 2^53 − 1 and an --if-match with a line break are refused before anything is sent', async (verb, rest) => {
+    expect(await refusal(['accounts', verb, '9007199254740993', ...rest])).toBe("svc: invalid ID '9007199254740993' for accounts; IDs are whole numbers up to 9007199254740991");
+    expect(await refusal(['accounts', verb, '1', ...rest, '--if-match', '"a"\r\nX-Evil: 1'])).toBe(
+      'svc: --if-match takes an ETag as get --verbose shows it (printable ASCII, e.g. \'"abc"\'), not "\\"a\\"\\r\\nX-Evil: 1"',
+    );
+  });
+
   it('--delimiter with a line break is one line, the value JSON-escaped', async () => {
     expect(await refusal(['accounts', 'query', '-o', 'csv', '--delimiter', '\n'])).toBe('svc: --delimiter takes one character other than a quote or line break, not "\\n"');
   });

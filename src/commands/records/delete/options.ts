@@ -3,6 +3,7 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { bool, str, type CommandInput } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseWriteId } from '../../../records/record-id.js';
+import { etagFlag } from '../etag-flag.js';
 import { toByFilter, type ByFilter } from '../bulk-flags.js';
 
 export interface DeleteOptions {
@@ -20,7 +21,7 @@ export interface DeleteOptions {
 
 /** Arguments and flags → DeleteOptions: the ID checked, or --filter. */
 export function toDeleteOptions(family: ResourceFamily, { args, flags }: CommandInput): DeleteOptions {
-  const ifMatch = str(flags, 'ifMatch');
+  const ifMatch = etagFlag('--if-match', str(flags, 'ifMatch'));
   const dryRun = bool(flags, 'dryRun') ? { dryRun: true } : {};
   const byFilter = toByFilter(flags);
   const first = typeof args[0] === 'string' ? args[0] : undefined;

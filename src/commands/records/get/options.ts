@@ -1,9 +1,9 @@
 /** `svc <family> get ID`'s typed options and how its arguments and flags become them. */
+import { etagFlag } from '../etag-flag.js';
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import { parseExpand } from '../../../records/expand.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
-import { shown } from '../../../util/shown.js';
 import { toRecordIdArg } from '../id-arg.js';
 import { toTimeZone } from '../tz-flag.js';
 
@@ -28,11 +28,7 @@ export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly
     }
   }
   const expand = str(flags, 'expand');
-  const ifNoneMatch = str(flags, 'ifNoneMatch');
-  // An HTTP header value: a line break or other control character could not be sent (or would add a header).
-  if (ifNoneMatch !== undefined && !/^[\x20-\x7e]+$/.test(ifNoneMatch)) {
-    throw new UsageError(`--if-none-match takes an ETag as get --verbose shows it (printable ASCII, e.g. '"abc"'), not ${shown(JSON.stringify(ifNoneMatch), 80)}`);
-  }
+  const ifNoneMatch = etagFlag('--if-none-match', str(flags, 'ifNoneMatch'));
   const tz = toTimeZone(flags);
   return {
     ...opts,

@@ -3,6 +3,7 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { bool, str, type CommandInput } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseWriteId } from '../../../records/record-id.js';
+import { etagFlag } from '../etag-flag.js';
 import { toByFilter, type ByFilter } from '../bulk-flags.js';
 import { toBodyOptions, type BodyOptions } from '../write-flags.js';
 
@@ -23,7 +24,7 @@ function strayBulkFlag(flags: CommandInput['flags']): string | undefined {
 
 /** Arguments and flags → UpdateOptions: the ID first (or --filter), then the body's checks. */
 export function toUpdateOptions(family: ResourceFamily, { args, flags }: CommandInput): UpdateOptions {
-  const ifMatch = str(flags, 'ifMatch');
+  const ifMatch = etagFlag('--if-match', str(flags, 'ifMatch'));
   const dryRun = bool(flags, 'dryRun') ? { dryRun: true } : {};
   const byFilter = toByFilter(flags);
   const first = typeof args[0] === 'string' ? args[0] : undefined;
