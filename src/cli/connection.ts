@@ -147,7 +147,8 @@ export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Targe
   const timeoutMs = timeoutOf(opts);
   const retries = opts.retries === undefined ? 3 : Number(opts.retries);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
-  const verbose = opts.verbose === true || (deps.env.SVC_DEBUG ?? '').split(',').includes('http');
+  const debug = (deps.env.SVC_DEBUG ?? '').split(',');
+  const verbose = opts.verbose === true || debug.includes('http');
   return {
     instanceUrl: target.instanceUrl,
     token,
@@ -156,7 +157,8 @@ export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Targe
     deadlineMs: timeoutMs * (retries + 1) + 10_000,
     retry: { retries },
     caFile: opts.caFile ?? target.profile?.caFile,
-    env: verbose && !deps.env.SVC_DEBUG ? { ...deps.env, SVC_DEBUG: 'http' } : deps.env,
+    // --verbose adds http to what SVC_DEBUG asks (SVC_DEBUG=1 beside it logged less than --verbose alone).
+    env: verbose && !debug.includes('http') ? { ...deps.env, SVC_DEBUG: [...debug.filter(Boolean), 'http'].join(',') } : deps.env,
     log: verbose ? (line: string) => void deps.stderr.write(`${line}\n`) : undefined,
     // On a terminal, a long wait (a Retry-After of seconds) is said, so svc never sits silent; never in a pipe or cron.
     notice: deps.stderr.isTTY ? (line: string) => void deps.stderr.write(`svc: ${line}\n`) : undefined,

@@ -49,6 +49,13 @@ describe('svc over an unreliable network', () => {
     expect(r.stderr).toMatch(/^ {2}authorization: Bearer \[redacted\]$/m);
     expect(r.stderr).not.toContain(s.token());
   });
+
+  it('--verbose beside SVC_DEBUG=1 logs the headers too (SVC_DEBUG=1 used to replace what --verbose asks)', async () => {
+    const r = await svc(['whoami', '--verbose', '-o', 'json'], { configDir: tempConfigDir(), env: { ...env(), SVC_DEBUG: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^ {2}authorization: Bearer \[redacted\]$/m);
+    expect(r.stderr).not.toContain(s.token());
+  });
 });
 
 describe('a server that never answers', () => {
