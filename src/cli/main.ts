@@ -136,14 +136,20 @@ function isZombie(pid: number): boolean {
  * onceSignal: export, sync, watch, bulk writes, sign-in, the sandbox) or holds
  * it back for a moment (holdSignals) keeps it: then this does nothing.
  */
-const commandHandles = { SIGTERM: false, holding: 0 };
+const commandHandles = { SIGTERM: false, holding: 0, repeats: 0 };
 
 let onSigterm: (() => void) | undefined;
 
 /** Listens for SIGTERM (once per process, however many commands it runs); `code` is ExitCode.interrupted. */
 function listenForSigterm(code: number): () => void {
   onSigterm ??= () => {
-    if (commandHandles.SIGTERM || commandHandles.holding > 0) return;
+    if (commandHandles.SIGTERM || commandHandles.holding > 0) {
+      // The command's own handler took the first (and the absorbing no-op of onceSignal the second): the third
+      // ends svc at once, as it did when Node's default was the last listener, and as Ctrl-C pressed again does.
+      if (!commandHandles.SIGTERM || ++commandHandles.repeats < 3) return;
+      process.stderr.write('svc: SIGTERM again: stopping now\n');
+      process.exit(code);
+    }
     process.stderr.write('svc: interrupted by SIGTERM\n');
     process.exit(code);
   };

@@ -155,3 +155,26 @@ export function shadowedSignIn(deps: Deps, tokenFile: string | undefined): strin
   if (!first) return undefined;
   return `svc: warning: ${first} is set, and commands use it before this sign-in; ${first === '--token-file' ? 'drop --token-file' : `unset ${first}`} to use the sign-in`;
 }
+
+/**
+ * After a login stored its secrets in `store`, what the other store kept for
+ * the target goes, best effort: a keychain login removes the plain file's
+ * secrets (no token stays on disk in plain text once the user went back to
+ * the keychain), a plain-file login the keychain's token (which the chain
+ * would otherwise find first for an instance named by URL alone, and which a
+ * logout would then end instead of this one).
+ */
+export async function dropOtherStoreSecrets(deps: Deps, store: CredentialStore, target: Target): Promise<void> {
+  try {
+    if (store.kind === 'keychain') {
+      const { createPlainFileStore } = await import('../../../auth/plain-file.js');
+      const plain = createPlainFileStore(deps.configDir, () => undefined);
+      for (const kind of ['token', 'appsecret', 'clientsecret'] as const) await plain.delete(accountName(target.key, kind));
+    } else {
+      await (await keychainOf(deps)).delete(accountName(target.key, 'token'));
+    }
+  } catch {
+    // The other store cannot be reached or rewritten: nothing is read from it for this target meanwhile
+    // (a profile's insecureStorage says which store it reads), and the next login or logout tries again.
+  }
+}

@@ -11,7 +11,7 @@ import type { Context } from '../../../cli/context.js';
 import { ask, canPrompt } from '../../../cli/prompt.js';
 import { createHttpClient, type HttpClient } from '../../../http/client.js';
 import type { LoginOptions } from './options.js';
-import { checkInputSources, chooseLoginStore, dropOtherInstanceSecrets, gatherInputs, needOtp, keychainUrlAfter, shadowedSignIn } from './inputs.js';
+import { checkInputSources, chooseLoginStore, dropOtherInstanceSecrets, dropOtherStoreSecrets, gatherInputs, needOtp, keychainUrlAfter, shadowedSignIn } from './inputs.js';
 import { isOtpRequest, loginError, loginForm, requestToken, type TokenObject } from './request.js';
 
 export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> {
@@ -44,6 +44,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> 
   await dropOtherInstanceSecrets(store, target);
   await store.set(accountName(target.key, 'token'), token.token);
   if (inputs.appsecretIsNew) await store.set(accountName(target.key, 'appsecret'), inputs.appsecret);
+  await dropOtherStoreSecrets(deps, store, target);
   if (target.profile) {
     profiles.save({ ...target.profile, user: inputs.user, insecureStorage: opts.insecureStorage, tokenExpires: token.expdate ?? undefined, keychainUrl: keychainUrlAfter(store, target) });
   }

@@ -21,7 +21,7 @@ import { checkClientId } from '../../../config/client-id.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
 import { InterruptedError, UsageError } from '../../../errors.js';
 import { createHttpClient } from '../../../http/client.js';
-import { chooseStore, dropOtherInstanceSecrets, keychainUrlAfter, shadowedSignIn, storeFits } from './inputs.js';
+import { chooseStore, dropOtherInstanceSecrets, dropOtherStoreSecrets, keychainUrlAfter, shadowedSignIn, storeFits } from './inputs.js';
 import type { LoginOptions, WebLoginOptions } from './options.js';
 
 /** The client secret: SVC_CLIENT_SECRET, --client-secret-stdin, the one kept for the target, or asked on a terminal. */
@@ -132,6 +132,7 @@ export async function runWebLogin(opts: LoginOptions, web: WebLoginOptions, ctx:
   await dropOtherInstanceSecrets(store, target);
   if (isNew) await store.set(accountName(target.key, 'clientsecret'), secret);
   await store.set(accountName(target.key, 'token'), serializeGrant(grant));
+  await dropOtherStoreSecrets(deps, store, target);
   if (target.profile) {
     profiles.save({ ...target.profile, clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt, keychainUrl: keychainUrlAfter(store, target) });
   }

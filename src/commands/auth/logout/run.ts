@@ -101,6 +101,10 @@ export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
   const source = conn.token.source;
   if (source === 'keychain') await (await keychainOf(deps)).delete(accountName(conn.target.key, 'token'));
   if (source === 'plain file') await createPlainFileStore(deps.configDir, () => undefined).delete(accountName(conn.target.key, 'token'));
+  // A token the other store may still hold (a login there before a login to this one) goes too, best effort:
+  // signed out means no stored token svc would send.
+  if (source === 'keychain') await createPlainFileStore(deps.configDir, () => undefined).delete(accountName(conn.target.key, 'token')).catch(() => undefined);
+  if (source === 'plain file') await keychainOf(deps).then((k) => k.delete(accountName(conn.target.key, 'token'))).catch(() => undefined);
   if (conn.target.profile) conn.profiles.save({ ...conn.target.profile, tokenExpires: undefined });
   const kept = source === 'keychain' || source === 'plain file' ? '' : `; it came from ${source === 'env' ? 'SVC_TOKEN' : (conn.token.where ?? 'a file')}, remove it there`;
   deps.stderr.write(`signed out of ${conn.target.label}: ${what}${kept}\n`);
