@@ -20,7 +20,11 @@ export class KeychainUnavailableError extends Error {
   }
 }
 
+/** The kinds of secret svc keeps for a target. */
+export const SECRET_KINDS = ['token', 'appsecret', 'clientsecret'] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
 /** Account names under the `svc` service: one per profile and kind of secret. */
-export function accountName(profileKey: string, what: 'token' | 'appsecret' | 'clientsecret'): string {
+export function accountName(profileKey: string, what: SecretKind): string {
   return `${profileKey}/${what}`;
 }

@@ -34,81 +34,48 @@ function copyOf(filter: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** Each bound operator, with its other-strictness partner on the same side and which of two values is tighter. */
+const BOUNDS: Readonly<Record<string, { readonly partner: string; readonly tighter: (a: number, b: number) => number }>> = {
+  '>': { partner: '>=', tighter: Math.max },
+  '>=': { partner: '>', tighter: Math.max },
+  '<': { partner: '<=', tighter: Math.min },
+  '<=': { partner: '<', tighter: Math.min },
+};
+
 /**
- * The ID member of an object filter ANDed with `ID > after` as one operator
- * object, or undefined when they cannot share one. An existing `>` or `>=`
- * bound is tightened rather than joined by a second condition.
+ * `ops` AND `op value`, in place. A bound (`>`, `>=`, `<`, `<=`) tightens one
+ * the member has on its side, or takes the place of a weaker one, rather
+ * than adding a condition; another operator is added when the member has
+ * none of it. False when the two cannot share one operator object.
  */
-function mergedId(value: unknown, after: number, upTo: number | null): Record<string, unknown> | undefined {
-  let ops: Record<string, unknown>;
-  if (Array.isArray(value)) ops = { IN: value };
-  else if (typeof value !== 'object' || value === null) ops = { '=': value };
-  else {
-    const keys = Object.keys(value);
-    if (keys.length === 0 || keys.some((k) => NUMERIC.test(k))) return undefined;
-    ops = copyOf(value as Record<string, unknown>);
+function addOperator(ops: Record<string, unknown>, op: string, value: unknown): boolean {
+  const bound = BOUNDS[op];
+  if (!bound) {
+    if (Object.hasOwn(ops, op)) return false;
+    ops[op] = value;
+    return true;
   }
-  return withUpper(withLower(ops, after), upTo);
-}
-
-/** `ops` AND `ID > after`, tightening a `>` or `>=` it has; undefined when one is not a number. */
-function withLower(ops: Record<string, unknown> | undefined, after: number): Record<string, unknown> | undefined {
-  if (!ops) return undefined;
-  const gt = ops['>'];
-  const ge = ops['>='];
-  if (Object.hasOwn(ops, '>')) {
-    if (typeof gt !== 'number') return undefined;
-    ops['>'] = Math.max(gt, after);
-    return ops;
+  const mine = ops[op];
+  const theirs = ops[bound.partner];
+  if (typeof value !== 'number' || (Object.hasOwn(ops, op) && typeof mine !== 'number') || (Object.hasOwn(ops, bound.partner) && typeof theirs !== 'number')) return false;
+  if (typeof mine === 'number') {
+    ops[op] = bound.tighter(mine, value);
+    return true;
   }
-  if (Object.hasOwn(ops, '>=')) {
-    if (typeof ge !== 'number') return undefined;
-    // ID >= n and ID > after: the tighter of the two, as one condition.
-    if (after < ge) return ops;
-    delete ops['>='];
+  if (typeof theirs === 'number') {
+    // The partner is the tighter when it bounds past value (ID >= 10 beside ID > 5), or at it with the strict one its own.
+    const strictIsNew = op === '>' || op === '<';
+    const keeps = bound.tighter(theirs, value) === theirs && (theirs !== value || !strictIsNew);
+    if (keeps) return true;
+    delete ops[bound.partner];
   }
-  ops['>'] = after;
-  return ops;
-}
-
-/** `ops` AND `ID <= upTo` (none when null), tightening a `<=` or `<` it has; undefined when one is not a number. */
-function withUpper(ops: Record<string, unknown> | undefined, upTo: number | null): Record<string, unknown> | undefined {
-  if (!ops || upTo === null) return ops;
-  const le = ops['<='];
-  const lt = ops['<'];
-  if (Object.hasOwn(ops, '<=')) {
-    if (typeof le !== 'number') return undefined;
-    ops['<='] = Math.min(le, upTo);
-    return ops;
-  }
-  if (Object.hasOwn(ops, '<')) {
-    if (typeof lt !== 'number') return undefined;
-    // ID < n and ID <= upTo: the tighter of the two, as one condition.
-    if (lt <= upTo) return ops;
-    delete ops['<'];
-  }
-  ops['<='] = upTo;
-  return ops;
+  ops[op] = value;
+  return true;
 }
 
 /** `filter` AND `ID > after` (AND `ID <= upTo`, for a range), without a new level of nesting (see the top of this file). */
 export function pageFilter(filter: Record<string, unknown> | undefined, after: number, upTo: number | null = null): Record<string, unknown> {
-  const bound = { ID: upTo === null ? { '>': after } : { '>': after, '<=': upTo } };
-  if (filter === undefined || filter === null || (!Array.isArray(filter) && Object.keys(filter).length === 0)) return bound;
-  // A composite at the top sits at the first level; under a numeric key of an object it sits there too.
-  if (isComposite(filter)) return { 0: filter, ...bound };
-  // Not a filter the service reads (it answers so): sent as it is, beside the bound.
-  if (Array.isArray(filter)) return { 0: ['AND', filter, bound] };
-  const out = copyOf(filter);
-  if (!Object.hasOwn(out, 'ID')) {
-    out.ID = bound.ID;
-    return out;
-  }
-  const merged = mergedId(out.ID, after, upTo);
-  if (merged) out.ID = merged;
-  // An ID member that takes no operator beside it: the bound as a composite of its own, one level down like the filter's own.
-  else out[freeKey(out)] = ['AND', bound];
-  return out;
+  return andCondition(filter, 'ID', upTo === null ? { '>': after } : { '>': after, '<=': upTo });
 }
 
 /** The operator object of a member's value (`3` is `{"=": 3}`, `[1, 2]` `{"IN": [1, 2]}`), or undefined for a composite. */
@@ -123,28 +90,22 @@ function operatorsOf(value: unknown): Record<string, unknown> | undefined {
 /**
  * `filter` AND `{field: ops}` (an operator object such as `{">=": 1700000000}`),
  * without a new level of nesting: a member of the top-level object, merged
- * into the field's own member when their operators differ (or are bounds of
- * the same side, tightened), else beside it one level down, as the filter's
- * own composites sit. What the service takes for a count it then takes with
- * the condition added (see the top of this file).
+ * into the field's own member (see addOperator), else beside it one level
+ * down, as the filter's own composites sit. What the service takes for a
+ * count it then takes with the condition added (see the top of this file).
  */
 export function andCondition(filter: Record<string, unknown> | undefined, field: string, ops: Record<string, unknown>): Record<string, unknown> {
-  const alone = (): Record<string, unknown> => Object.defineProperty({}, field, { value: ops, enumerable: true, writable: true, configurable: true });
+  const alone = (): Record<string, unknown> => Object.defineProperty({}, field, { value: { ...ops }, enumerable: true, writable: true, configurable: true });
   if (filter === undefined || filter === null || (!Array.isArray(filter) && Object.keys(filter).length === 0)) return alone();
+  // A composite at the top sits at the first level; under a numeric key of an object it sits there too.
   if (isComposite(filter)) return { 0: filter, ...alone() };
+  // Not a filter the service reads (it answers so): sent as it is, beside the condition.
   if (Array.isArray(filter)) return { 0: ['AND', filter, alone()] };
   const out = copyOf(filter);
-  if (!Object.hasOwn(out, field)) return Object.defineProperty(out, field, { value: ops, enumerable: true, writable: true, configurable: true });
-  const own = operatorsOf(out[field]);
-  let merged: Record<string, unknown> | undefined = own;
-  for (const [op, v] of Object.entries(ops)) {
-    if (!merged) break;
-    if (!Object.hasOwn(merged, op)) merged[op] = v;
-    else if ((op === '>' || op === '>=') && typeof merged[op] === 'number' && typeof v === 'number') merged[op] = Math.max(merged[op] as number, v);
-    else if ((op === '<' || op === '<=') && typeof merged[op] === 'number' && typeof v === 'number') merged[op] = Math.min(merged[op] as number, v);
-    else merged = undefined;
-  }
-  if (merged) out[field] = merged;
+  if (!Object.hasOwn(out, field)) return Object.defineProperty(out, field, { value: { ...ops }, enumerable: true, writable: true, configurable: true });
+  const merged = operatorsOf(out[field]);
+  if (merged && Object.entries(ops).every(([op, v]) => addOperator(merged, op, v))) out[field] = merged;
+  // A member that takes no operator beside it: the condition as a composite of its own, one level down like the filter's own.
   else out[freeKey(out)] = ['AND', alone()];
   return out;
 }

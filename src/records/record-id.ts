@@ -10,6 +10,8 @@ import { UsageError } from '../errors.js';
 /** The ID of `get` and `exists`: a positive whole number, else a usage error. */
 export function parseRecordId(text: string): string {
   if (!/^[1-9]\d{0,17}$/.test(text)) throw new UsageError(`invalid record ID '${text}'; IDs are positive whole numbers`);
+  // Past 2^53 − 1 no record can have it (the filter refuses ID = n there too); the service would answer 400.
+  if (!Number.isSafeInteger(Number(text))) throw new UsageError(`invalid record ID '${text}'; IDs are positive whole numbers up to ${Number.MAX_SAFE_INTEGER}`);
   return text;
 }
 

@@ -1,6 +1,6 @@
 /**
  * s7-r2: the option checks of 2921e6e (option-values.ts: no empty value; tz-flag.ts; filter-json.ts:
- * field keys checked against the catalogue; id-arg.ts; --fields aliases). Legitimate inputs must still
+ * field keys checked against the catalogue; the record-ID check; --fields aliases). Legitimate inputs must still
  * pass, and help and completion still work. Against this file's own sandbox, in-process.
  *
  * FINDING tests fail on HEAD and pass once fixed; HELD tests pass now.

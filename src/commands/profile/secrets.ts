@@ -3,7 +3,7 @@
  * (never its value) and removing them, best effort, from the keychain and
  * the plain file.
  */
-import { KeychainUnavailableError, accountName } from '../../auth/store.js';
+import { KeychainUnavailableError, SECRET_KINDS, accountName, type SecretKind } from '../../auth/store.js';
 import { keychainOf, plainStoreOf } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
 import type { Profile } from '../../config/profiles.js';
@@ -20,8 +20,6 @@ export function profileKey(name: string): string {
   return `profile:${name}`;
 }
 
-/** The kinds of secret svc keeps for a profile. */
-const KINDS = ['token', 'appsecret', 'clientsecret'] as const;
 
 /**
  * Looks up whether a token is stored for the profile: keychain first, then the plain file when it opted in.
@@ -57,7 +55,7 @@ function mayUseKeychain(profile: Profile): boolean {
 /** What forgetting a profile's secrets did. */
 export interface Forgotten {
   /** The kinds of secret removed (from the keychain or the plain file). */
-  readonly removed: readonly (typeof KINDS)[number][];
+  readonly removed: readonly SecretKind[];
   /**
    * Warnings for stderr (one line each) about secrets that may be left over:
    * the keychain could not be reached and the profile had put secrets there,
@@ -72,11 +70,11 @@ export interface Forgotten {
  */
 export async function forgetSecrets(deps: Deps, profile: Profile): Promise<Forgotten> {
   const { name } = profile;
-  const removed = new Set<(typeof KINDS)[number]>();
+  const removed = new Set<SecretKind>();
   const warnings: string[] = [];
   try {
     const keychain = await keychainOf(deps);
-    for (const kind of KINDS) if (await keychain.delete(accountName(profileKey(name), kind))) removed.add(kind);
+    for (const kind of SECRET_KINDS) if (await keychain.delete(accountName(profileKey(name), kind))) removed.add(kind);
   } catch (err) {
     if (!(err instanceof KeychainUnavailableError)) throw err;
     if (mayUseKeychain(profile)) {
@@ -90,9 +88,9 @@ export async function forgetSecrets(deps: Deps, profile: Profile): Promise<Forgo
     // No warning about plain text here: deleting reads or writes no secret.
     const { createPlainFileStore } = await import('../../auth/plain-file.js');
     const plain = createPlainFileStore(deps.configDir, () => undefined);
-    for (const kind of KINDS) if (await plain.delete(accountName(profileKey(name), kind))) removed.add(kind);
+    for (const kind of SECRET_KINDS) if (await plain.delete(accountName(profileKey(name), kind))) removed.add(kind);
   } catch (err) {
     warnings.push(`svc: warning: the plain file could not be updated (${(err as Error).message.split('\n')[0]}), so the secrets of '${name}' may be left in it`);
   }
-  return { removed: KINDS.filter((k) => removed.has(k)), warnings };
+  return { removed: SECRET_KINDS.filter((k) => removed.has(k)), warnings };
 }

@@ -9,7 +9,7 @@
  * terminal.
  */
 import { randomBytes } from 'node:crypto';
-import { accountName, KeychainUnavailableError, type CredentialStore } from '../../../auth/store.js';
+import { accountName, KeychainUnavailableError, SECRET_KINDS, type CredentialStore } from '../../../auth/store.js';
 import { keychainOf, plainStoreOf, type Target } from '../../../cli/connection.js';
 import type { Deps } from '../../../cli/deps.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
@@ -142,7 +142,7 @@ export function keychainUrlAfter(store: CredentialStore, target: Target): string
  */
 export async function dropOtherInstanceSecrets(store: CredentialStore, target: Target): Promise<void> {
   if (storeFits(store, target)) return;
-  for (const kind of ['token', 'appsecret', 'clientsecret'] as const) await store.delete(accountName(target.key, kind));
+  for (const kind of SECRET_KINDS) await store.delete(accountName(target.key, kind));
 }
 
 /**
@@ -169,7 +169,7 @@ export async function dropOtherStoreSecrets(deps: Deps, store: CredentialStore, 
     if (store.kind === 'keychain') {
       const { createPlainFileStore } = await import('../../../auth/plain-file.js');
       const plain = createPlainFileStore(deps.configDir, () => undefined);
-      for (const kind of ['token', 'appsecret', 'clientsecret'] as const) await plain.delete(accountName(target.key, kind));
+      for (const kind of SECRET_KINDS) await plain.delete(accountName(target.key, kind));
     } else {
       await (await keychainOf(deps)).delete(accountName(target.key, 'token'));
     }

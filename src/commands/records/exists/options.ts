@@ -1,7 +1,7 @@
 /** `svc <family> exists ID`'s typed options. */
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import type { CommandInput } from '../../../cli/command.js';
-import { toRecordIdArg } from '../id-arg.js';
+import { parseRecordId } from '../../../records/record-id.js';
 
 export interface ExistsOptions {
   readonly family: ResourceFamily;
@@ -10,5 +10,5 @@ export interface ExistsOptions {
 
 /** Arguments → ExistsOptions: the ID checked. */
 export function toExistsOptions(family: ResourceFamily, { args }: CommandInput): ExistsOptions {
-  return { family, id: toRecordIdArg(String(args[0])) };
+  return { family, id: parseRecordId(String(args[0])) };
 }

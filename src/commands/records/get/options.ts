@@ -4,7 +4,7 @@ import type { ResourceFamily } from '../../../catalogue/index.js';
 import { parseExpand } from '../../../records/expand.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
-import { toRecordIdArg } from '../id-arg.js';
+import { parseRecordId } from '../../../records/record-id.js';
 import { toTimeZone } from '../tz-flag.js';
 
 export interface GetOptions {
@@ -21,7 +21,7 @@ export interface GetOptions {
 
 /** Flags → GetOptions: the ID checked, --extdata and --tags only where the family's get takes them. */
 export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly<Record<string, unknown>>): GetOptions {
-  const opts = { family, id: toRecordIdArg(id), extdata: bool(flags, 'extdata'), tags: bool(flags, 'tags') };
+  const opts = { family, id: parseRecordId(id), extdata: bool(flags, 'extdata'), tags: bool(flags, 'tags') };
   for (const param of ['extdata', 'tags'] as const) {
     if (opts[param] && !family.getParams.includes(param)) {
       throw new UsageError(`${family.name} records have no ${param} to show; --${param} works on families whose get lists it (see 'svc describe ${family.name}')`);
