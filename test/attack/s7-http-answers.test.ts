@@ -11,85 +11,27 @@
  * Tests marked HELD pass today (claims that held); the others fail until
  * svc is fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Ended, type Handler, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = (_req, res) => res.end();
 const seen: { method: string; url: string; authorization?: string }[] = [];
-let server: Server;
-let port = 0;
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
-    handler(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
+const hostile = useHostileServer((req, res) => {
+  seen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+  handler(req, res);
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const children = new Set<ChildProcess>();
 afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
   seen.length = 0;
 });
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The built svc pointed at the hostile server; killed after `killMs` if still running (the test then fails on its exit). */
-function svc(args: string[], killMs = 15_000): Promise<Ended> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-http-')),
-        SVC_URL: `http://127.0.0.1:${port}/demo`,
-        SVC_TOKEN: TOKEN,
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
+/** The built svc pointed at the hostile server; killed after 15 s if still running (the test then fails on its exit). */
+const { run: svc } = useSpawnedSvc({ url: hostile.url });
 
 /** One stderr line starting `svc: `, naming the request, not svc's own "unexpected error". */
 function expectOneLineNamingRequest(r: Ended, path: string): void {
   expect(r.stderr.endsWith('\n'), r.stderr).toBe(true);
   expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
   expect(r.stderr).toMatch(/^svc: /);
-  expect(r.stderr, 'the message names the request that got the answer').toContain(`http://127.0.0.1:${port}/demo/api/v1/${path}`);
+  expect(r.stderr, 'the message names the request that got the answer').toContain(`http://127.0.0.1:${hostile.port}/demo/api/v1/${path}`);
   expect(r.stderr, 'a bad answer from the server is not svc crashing').not.toContain('unexpected error');
 }
 

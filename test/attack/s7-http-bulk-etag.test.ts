@@ -11,83 +11,42 @@
  *
  * svc spawned as `node bin/svc.js`. Fails until fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
 const STAMP = 1_700_000_000;
 
 /** Each write: method, URL and the If-Match it carried (undefined when absent). */
 const writes: { method: string; url: string; ifMatch: string | undefined }[] = [];
-let server: Server;
-let port = 0;
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      const json = (status: number, body: unknown): void => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'POST') {
-        const q = JSON.parse(text || '{}') as { count?: boolean };
-        if (q.count) return json(200, { count: 2 });
-        // Records above ID 2 do not exist: the second page is empty.
-        return json(200, text.includes('"ID":{">":0}') || text.includes('"ID":{">":0,') ? [
-          { ID: 1, lastname: 'One', lastmodified: STAMP },
-          { ID: 2, lastname: 'Two', lastmodified: STAMP },
-        ] : []);
-      }
-      const id = Number(/\/accounts\/(\d+)$/.exec(req.url ?? '')?.[1]);
-      // A record read: no ETag header.
-      if (req.method === 'GET') return json(200, { ID: id, lastname: id === 1 ? 'One' : 'Two', lastmodified: STAMP });
-      writes.push({ method: req.method ?? '', url: req.url ?? '', ifMatch: req.headers['if-match'] });
-      return req.method === 'DELETE' ? json(200, {}) : json(200, { ID: id, lastname: 'Changed', lastmodified: STAMP + 1 });
-    });
+const hostile = useHostileServer((req, res) => {
+  let text = '';
+  req.on('data', (c: Buffer) => (text += c.toString()));
+  req.on('end', () => {
+    const json = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'POST') {
+      const q = JSON.parse(text || '{}') as { count?: boolean };
+      if (q.count) return json(200, { count: 2 });
+      // Records above ID 2 do not exist: the second page is empty.
+      return json(200, text.includes('"ID":{">":0}') || text.includes('"ID":{">":0,') ? [
+        { ID: 1, lastname: 'One', lastmodified: STAMP },
+        { ID: 2, lastname: 'Two', lastmodified: STAMP },
+      ] : []);
+    }
+    const id = Number(/\/accounts\/(\d+)$/.exec(req.url ?? '')?.[1]);
+    // A record read: no ETag header.
+    if (req.method === 'GET') return json(200, { ID: id, lastname: id === 1 ? 'One' : 'Two', lastmodified: STAMP });
+    writes.push({ method: req.method ?? '', url: req.url ?? '', ifMatch: req.headers['if-match'] });
+    return req.method === 'DELETE' ? json(200, {}) : json(200, { ID: id, lastname: 'Changed', lastmodified: STAMP + 1 });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const children = new Set<ChildProcess>();
 afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
   writes.length = 0;
 });
 
-function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-http-')), SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const { run: svc } = useSpawnedSvc({ url: hostile.url });
 
 describe('a GET that answers no ETag, before a write by filter', () => {
   it.each([

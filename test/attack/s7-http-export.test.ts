@@ -11,17 +11,15 @@
  *
  * Tests marked HELD pass today; the others fail until svc is fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedTrickyAccounts } from '../export/support.js';
 import { useTestSandbox } from '../helpers/sandbox.js';
+import { type Ended, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const s = useTestSandbox();
 const ROWS = 400;
 const PAGE = 50;
@@ -31,8 +29,6 @@ type Fault = (req: IncomingMessage, res: ServerResponse) => void;
 let failFrom = Infinity;
 let fault: Fault | undefined;
 let queries = 0;
-let front: Server;
-let frontUrl = '';
 
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   const target = new URL(s.instanceUrl);
@@ -47,25 +43,19 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): void 
   up.end(body);
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   seedTrickyAccounts(s, ROWS);
-  front = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(parts);
-      const isQuery = req.method === 'POST' && /\/api\/v1\/accounts$/.test(req.url ?? '') && !body.toString().includes('"count"');
-      if (isQuery) queries++;
-      if (isQuery && queries >= failFrom && fault) fault(req, res);
-      else forward(req, res, body);
-    });
-  });
-  await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
-  frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}/demo`;
 });
-afterAll(async () => {
-  front.closeAllConnections();
-  await new Promise<void>((r) => front.close(() => r()));
+const front = useHostileServer((req, res) => {
+  const parts: Buffer[] = [];
+  req.on('data', (c: Buffer) => parts.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(parts);
+    const isQuery = req.method === 'POST' && /\/api\/v1\/accounts$/.test(req.url ?? '') && !body.toString().includes('"count"');
+    if (isQuery) queries++;
+    if (isQuery && queries >= failFrom && fault) fault(req, res);
+    else forward(req, res, body);
+  });
 });
 beforeEach(() => {
   failFrom = Infinity;
@@ -73,49 +63,7 @@ beforeEach(() => {
   queries = 0;
 });
 
-const children = new Set<ChildProcess>();
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-});
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function svc(args: string[], killMs = 15_000): Promise<Ended> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-http-')),
-        SVC_URL: frontUrl,
-        SVC_TOKEN: s.token(),
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-}
+const { run: svc } = useSpawnedSvc({ url: front.url, token: () => s.token() });
 
 let reference = '';
 beforeAll(async () => {
@@ -226,7 +174,7 @@ describe('an export whose server starts failing after 3 pages', () => {
     };
     const file = target();
     try {
-      const r = await svc(exportArgs(file, '--retries', '0', '--timeout', '1s'), 12_000);
+      const r = await svc(exportArgs(file, '--retries', '0', '--timeout', '1s'), { killMs: 12_000 });
       for (const t of timers) clearInterval(t);
       await expectFailedThenResumed(r, file, 1, /time|stopped arriving/);
     } finally {

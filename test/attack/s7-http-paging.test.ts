@@ -14,16 +14,12 @@
  *
  * Tests marked HELD pass today; the others fail until svc is fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Ended, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
 /** How long a run may take before the test kills it (it should end in well under a second). */
 const KILL_MS = 6_000;
 
@@ -32,93 +28,48 @@ let queries = 0;
 const writes: string[] = [];
 /** What a full page holds: records 1..limit, or records without an ID at all. */
 let withoutIds = false;
-let server: Server;
-let port = 0;
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST' && req.method !== 'GET') writes.push(`${req.method ?? ''} ${req.url ?? ''}`);
-      if (req.method === 'GET' && /\/accounts\/\d+$/.test(req.url ?? '')) {
-        res.writeHead(200, { 'content-type': 'application/json', etag: '"e"' });
-        res.end('{"ID":1,"lastname":"L1"}');
-        return;
-      }
-      if (req.method !== 'POST') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{}');
-        return;
-      }
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(text || '{}') as Record<string, unknown>;
-      } catch {
-        // a form or nothing
-      }
-      if (body.count) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"count": 5}');
-        return;
-      }
-      queries++;
-      const limit = typeof body.limit === 'number' ? body.limit : 1000;
-      // The ID condition is ignored: always the first `limit` records.
-      const page = Array.from({ length: limit }, (_, i) => (withoutIds ? { lastname: `L${i + 1}` } : { ID: i + 1, lastname: `L${i + 1}` }));
+const hostile = useHostileServer((req, res) => {
+  let text = '';
+  req.on('data', (c: Buffer) => (text += c.toString()));
+  req.on('end', () => {
+    if (req.method !== 'POST' && req.method !== 'GET') writes.push(`${req.method ?? ''} ${req.url ?? ''}`);
+    if (req.method === 'GET' && /\/accounts\/\d+$/.test(req.url ?? '')) {
+      res.writeHead(200, { 'content-type': 'application/json', etag: '"e"' });
+      res.end('{"ID":1,"lastname":"L1"}');
+      return;
+    }
+    if (req.method !== 'POST') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(page));
-    });
+      res.end('{}');
+      return;
+    }
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text || '{}') as Record<string, unknown>;
+    } catch {
+      // a form or nothing
+    }
+    if (body.count) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"count": 5}');
+      return;
+    }
+    queries++;
+    const limit = typeof body.limit === 'number' ? body.limit : 1000;
+    // The ID condition is ignored: always the first `limit` records.
+    const page = Array.from({ length: limit }, (_, i) => (withoutIds ? { lastname: `L${i + 1}` } : { ID: i + 1, lastname: `L${i + 1}` }));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(page));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const children = new Set<ChildProcess>();
 afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
   queries = 0;
   writes.length = 0;
   withoutIds = false;
 });
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function svc(args: string[]): Promise<Ended> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-http-')), SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    // Keep only the start of an endless output.
-    child.stdout.on('data', (c: Buffer) => {
-      if (stdout.length < 200_000) stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), KILL_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-}
+// Keep only the start of an endless output.
+const { run: svc } = useSpawnedSvc({ url: hostile.url, killMs: KILL_MS, stdoutLimit: 200_000 });
 
 function expectStopped(r: Ended): void {
   const what = `exit ${r.code} (${r.signal ?? 'no signal'}) after ${r.ms} ms and ${queries} page requests: ${JSON.stringify(r.stderr.slice(0, 500))}`;

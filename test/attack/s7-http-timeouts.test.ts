@@ -13,53 +13,36 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Capture, svc as svcInProcess } from '../helpers/cli.js';
+import { type Handler, TOKEN, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = (_req, res) => res.end();
 /** Each request's arrival time (ms since the epoch) and URL. */
 const seen: { at: number; url: string }[] = [];
 /** Waiters for the n-th request. */
 const waiters: { n: number; resolve: () => void }[] = [];
-const timers = new Set<NodeJS.Timeout>();
-let server: Server;
-let port = 0;
-beforeAll(async () => {
-  server = createServer((req, res) => {
+const hostile = useHostileServer(
+  (req, res) => {
     seen.push({ at: Date.now(), url: req.url ?? '' });
     for (const w of waiters.filter((x) => x.n <= seen.length)) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
     }
     handler(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const children = new Set<ChildProcess>();
+  },
+  { closeConnectionsAfterEach: true },
+);
 afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const t of timers) clearInterval(t);
-  timers.clear();
   seen.length = 0;
   waiters.length = 0;
-  server.closeAllConnections();
 });
+/** The built svc pointed at the hostile server (or at `url`), killed after `killMs` (default 15 s) if still running. */
+const { start, run: svc } = useSpawnedSvc({ url: hostile.url });
 
 /** Resolves when the server has received its n-th request of the test. */
 function requestArrived(n = 1): Promise<void> {
@@ -70,41 +53,9 @@ function requestArrived(n = 1): Promise<void> {
 /** Writes `chunk` every `ms` until the response closes. */
 function dribble(res: ServerResponse, chunk: string | Buffer, ms: number): void {
   const t = setInterval(() => res.write(chunk), ms);
-  timers.add(t);
+  hostile.timers.add(t);
   res.on('close', () => clearInterval(t));
 }
-
-interface Running {
-  child: ChildProcess;
-  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }>;
-}
-
-/** The built svc pointed at `url` (default the hostile server), killed after `killMs` if still running. */
-function start(args: string[], killMs = 15_000, url = `http://127.0.0.1:${port}/demo`): Running {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-http-')), SVC_URL: url, SVC_TOKEN: TOKEN, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
-  const ended = new Promise<Awaited<Running['ended']>>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-  return { child, ended };
-}
-
-const svc = (args: string[], killMs?: number): Running['ended'] => start(args, killMs).ended;
 
 const oneLine = (stderr: string): void => {
   expect(stderr.endsWith('\n'), stderr).toBe(true);
@@ -120,7 +71,7 @@ describe('bodies that never end', () => {
       res.write('{"ID": 1, "lastname": "slow');
       dribble(res, 'o', 200);
     };
-    const r = await svc(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '0'], 12_000);
+    const r = await svc(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '0'], { killMs: 12_000 });
     const what = `exit ${r.code} (${r.signal ?? 'no signal'}) after ${r.ms} ms: ${JSON.stringify(r.stderr)}`;
     // README: "--timeout 30s per answer (a stalled server never hangs svc ...)". Killed by the test at 12 s today.
     expect(r.signal, what).toBeNull();
@@ -135,7 +86,7 @@ describe('bodies that never end', () => {
       res.write('internal error: ');
       dribble(res, 'E'.repeat(1024), 20);
     };
-    const r = await svc(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '0'], 15_000);
+    const r = await svc(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '0'], { killMs: 15_000 });
     const what = `exit ${r.code} (${r.signal ?? 'no signal'}) after ${r.ms} ms: ${JSON.stringify(r.stderr.slice(0, 400))}`;
     expect(r.code, what).toBe(1);
     // Today: after the 11 s deadline, "svc: unexpected error: deadline (set SVC_DEBUG=1 for details)", the whole text read into memory.
@@ -151,7 +102,7 @@ describe('HELD: headers that trickle', () => {
       const socket = req.socket;
       socket.write('HTTP/1.1 200 OK\r\nX-Slow: ');
       const t = setInterval(() => socket.write('a'), 100);
-      timers.add(t);
+      hostile.timers.add(t);
       socket.on('close', () => clearInterval(t));
     };
     const r = await svc(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '0']);
@@ -258,7 +209,7 @@ describe('Retry-After', () => {
       res.end('{"ID":1,"lastname":"Waited"}');
     };
     const stdout = new Capture(true, 120);
-    const r = await svcInProcess(['accounts', 'get', '1', '-o', 'json'], { tty: true, stdout, env: { SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1' } });
+    const r = await svcInProcess(['accounts', 'get', '1', '-o', 'json'], { tty: true, stdout, env: { SVC_URL: `http://127.0.0.1:${hostile.port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(seen).toHaveLength(2);
     // Three silent seconds here; with the default --timeout a Retry-After of up to 130 s is waited out without a word.
@@ -290,7 +241,7 @@ describe('connections that never complete', () => {
   });
 
   it('HELD: --timeout 1s --retries 1 against a listener that never accepts: exit 1 in about 2 s, one line saying to raise --timeout', async () => {
-    const r = await start(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '1'], 15_000, `http://127.0.0.1:${blackhole}/demo`).ended;
+    const r = await start(['accounts', 'get', '1', '-o', 'json', '--timeout', '1s', '--retries', '1'], { killMs: 15_000, url: `http://127.0.0.1:${blackhole}/demo` }).ended;
     expect(r.code, r.stderr).toBe(1);
     expect(r.ms).toBeLessThan(8_000);
     oneLine(r.stderr);

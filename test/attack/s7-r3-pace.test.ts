@@ -5,79 +5,15 @@
  * `node bin/svc.js`. Tests marked HELD pass today; the others fail until svc
  * is fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { type Ended, type Handler, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = (_req, res) => res.end();
-const timers = new Set<NodeJS.Timeout>();
-let server: Server;
-let port = 0;
-beforeAll(async () => {
-  server = createServer((req, res) => handler(req, res));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-const children = new Set<ChildProcess>();
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const t of timers) clearInterval(t);
-  timers.clear();
-  server.closeAllConnections();
-});
+const hostile = useHostileServer((req, res) => handler(req, res), { closeConnectionsAfterEach: true });
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: Buffer;
-  stderr: string;
-  ms: number;
-}
-
-/** The built svc pointed at the server; `holdStdout` ms: nobody reads svc's stdout for that long after the body was all sent. */
-function svc(args: string[], opts: { killMs?: number; holdStdoutUntil?: Promise<void> } = {}): { child: ChildProcess; ended: Promise<Ended> } {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [`${root}bin/svc.js`, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 's7-r3-')), SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const out: Buffer[] = [];
-  let stderr = '';
-  const read = (): void => {
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stdout?.resume();
-  };
-  if (opts.holdStdoutUntil) {
-    child.stdout?.pause();
-    void opts.holdStdoutUntil.then(read);
-  } else read();
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.killMs ?? 18_000);
-  const ended = new Promise<Ended>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr, ms: Date.now() - t0 });
-    });
-  });
-  return { child, ended };
-}
+/** The built svc pointed at the server, stdout as bytes; `holdStdoutUntil`: nobody reads svc's stdout until it settles. */
+const { start: svc } = useSpawnedSvc({ url: hostile.url, configPrefix: 's7-r3-', killMs: 18_000, stdout: 'buffer' });
 
 /** Writes `body` in `size`-byte pieces every `ms`, then ends; resolves when all was handed to the socket. */
 function stream(res: ServerResponse, body: Buffer, size: number, ms: number): Promise<void> {
@@ -91,7 +27,7 @@ function stream(res: ServerResponse, body: Buffer, size: number, ms: number): Pr
         res.end(piece, () => resolve());
       } else res.write(piece);
     }, ms);
-    timers.add(t);
+    hostile.timers.add(t);
     res.on('close', () => clearInterval(t));
   });
 }
@@ -101,7 +37,7 @@ function bigRecord(bytes: number): Buffer {
   return Buffer.from(JSON.stringify({ ID: 1, lastname: 'Big', note: 'x'.repeat(bytes) }));
 }
 
-const what = (r: Ended): string => `exit ${r.code} (${r.signal ?? 'no signal'}) after ${r.ms} ms, ${r.stdout.length} bytes out: ${JSON.stringify(r.stderr.slice(0, 400))}`;
+const what = (r: Ended<Buffer>): string => `exit ${r.code} (${r.signal ?? 'no signal'}) after ${r.ms} ms, ${r.stdout.length} bytes out: ${JSON.stringify(r.stderr.slice(0, 400))}`;
 
 describe('the pace rule does not cut a slow but moving answer', () => {
   it('HELD: svc api downloading 1.5 MB at ~200 KB/s with --timeout 1s reads it to its end', async () => {
@@ -121,7 +57,7 @@ describe('the pace rule does not cut a slow but moving answer', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
       const t = setTimeout(() => res.end(body), 900);
-      timers.add(t);
+      hostile.timers.add(t);
     };
     const r = await svc(['api', 'accounts/1', '--timeout', '1s', '--retries', '0']).ended;
     expect(r.code, what(r)).toBe(0);
@@ -141,7 +77,7 @@ describe('the pace rule does not cut a slow but moving answer', () => {
     };
     // The slow consumer: starts reading 3 s after svc began (the pipe is full long before).
     const t = setTimeout(() => release(), 3_000);
-    timers.add(t);
+    hostile.timers.add(t);
     const r = await svc(['api', 'accounts/1', '--timeout', '1s', '--retries', '0'], { holdStdoutUntil: later }).ended;
     await allSent.catch(() => undefined);
     expect(r.code, what(r)).toBe(0);

@@ -10,23 +10,18 @@
  * for a service that hangs; svc is spawned as `node bin/svc.js`.
  * Tests marked HELD pass today; the others fail until svc is fixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Running, useHostileServer, useSpawnedSvc } from './s7-support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'hostile-test-token-0123456789abcdef0123456789';
-let server: Server;
-let port = 0;
 let writes = 0;
 let writeArrived: () => void = () => undefined;
-beforeAll(async () => {
-  // Reads answer an empty list at once; a write (PUT) is never answered.
-  server = createServer((req, res) => {
+// Reads answer an empty list at once; a write (PUT) is never answered.
+const hostile = useHostileServer(
+  (req, res) => {
     req.resume();
     req.on('end', () => {
       if (req.method === 'PUT') {
@@ -37,46 +32,20 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('[]');
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-const children = new Set<ChildProcess>();
-const timers = new Set<NodeJS.Timeout>();
+  },
+  { closeConnectionsAfterEach: true },
+);
 afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const t of timers) clearInterval(t);
-  timers.clear();
-  server.closeAllConnections();
   writes = 0;
 });
+const { start } = useSpawnedSvc({ url: hostile.url, killMs: 18_000 });
 
-function startImport(grace: string): { child: ChildProcess; stderr: () => string; ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+/** `svc accounts import` of two rows, with SVC_BULK_GRACE=`grace`; its config dir also holds the rows file. */
+function startImport(grace: string): Running {
   const dir = mkdtempSync(join(tmpdir(), 's7-r3-term-'));
   const rows = join(dir, 'rows.csv');
   writeFileSync(rows, 'lastname,currency\nAcme,EUR\nBeta,EUR\n');
-  const child = spawn(process.execPath, [`${root}bin/svc.js`, 'accounts', 'import', '--from', rows], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_CONFIG_DIR: dir, SVC_URL: `http://127.0.0.1:${port}/demo`, SVC_TOKEN: TOKEN, NO_COLOR: '1', SVC_BULK_GRACE: grace },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let err = '';
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  child.stdout?.resume();
-  const kill = setTimeout(() => child.kill('SIGKILL'), 18_000);
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(kill);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, stderr: () => err, ended };
+  return start(['accounts', 'import', '--from', rows], { configDir: dir, env: { SVC_BULK_GRACE: grace } });
 }
 
 const until = (cond: () => boolean, child: ChildProcess): Promise<void> =>
@@ -101,7 +70,7 @@ describe('SIGTERM sent again', () => {
     const t = setInterval(() => {
       if (sent++ < 10) run.child.kill('SIGTERM');
     }, 200);
-    timers.add(t);
+    hostile.timers.add(t);
     const r = await run.ended;
     const ms = Date.now() - t0;
     // Today: still running 18 s later (killed by the test with SIGKILL); every SIGTERM after the first is swallowed
@@ -122,7 +91,7 @@ describe('SIGTERM sent again', () => {
     const t = setInterval(() => {
       if (sent++ < 10) run.child.kill('SIGINT');
     }, 200);
-    timers.add(t);
+    hostile.timers.add(t);
     const r = await run.ended;
     expect(r.signal).not.toBe('SIGKILL');
     expect(Date.now() - t0).toBeLessThan(5_000);
