@@ -32,8 +32,8 @@ export interface FileSinkOptions {
   /** The file's permission bits (those of the file it replaces); default: as the umask makes a new file. */
   readonly mode?: number;
   readonly signal: AbortSignal;
-  /** Called just before the rename; throws to stop it (the export's lock is gone). */
-  readonly beforeRename?: () => void;
+  /** Called just before the rename, once the partial file is known to be this run's; throws to stop it (the export's lock is gone). */
+  readonly beforeRename?: () => void | Promise<void>;
 }
 
 /**
@@ -77,10 +77,10 @@ export async function openFileSink(target: string, opts: FileSinkOptions): Promi
       await fh.sync();
       await fh.close();
       closed = true;
-      opts.beforeRename?.();
       // Rename only the file this run wrote: not one someone put in its place meanwhile.
       const now = await stat(path).catch(() => undefined);
       if (now?.ino !== ino) throw new SvcError(`${path} was replaced or removed while this export ran; ${target} is untouched; run the export again`);
+      await opts.beforeRename?.();
       await rename(path, target);
       await syncDir(dirname(target));
     },

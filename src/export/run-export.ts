@@ -9,14 +9,15 @@ import type { OutStream } from '../output/io.js';
 import { ExitCode, SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { HeldLock, LockProcesses } from '../util/file-lock.js';
-import { openFileSink, removePartial } from './atomic-file.js';
+import { ioReason } from '../util/io-error.js';
+import { openFileSink, partialPath, removePartial } from './atomic-file.js';
 import { stdoutSink, type Sink } from './sink.js';
 import { openStreamSink } from './stream-sink.js';
 import { CHECKPOINT_VERSION, checkpointPath, checkSameRequest, readCheckpoint, removeCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
 import { createEncoder, withoutKey } from './encode.js';
 import { checkLock, lockTarget } from './export-lock.js';
 import { firstId, idBounds, idsOf, remaining, withIds } from './ids.js';
-import { buildManifest, writeManifest } from './manifest.js';
+import { buildManifest, createManifestWriter, type Manifest, type ManifestWriter } from './manifest.js';
 import { ByteBuilder } from './byte-builder.js';
 import { createChunker, type Density } from './chunks.js';
 import { inOrder, type Producer } from './ordered.js';
@@ -107,8 +108,8 @@ async function freshState(job: ExportJob): Promise<Checkpoint> {
   };
 }
 
-/** The state to continue from and the sink to write to. */
-async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ state: Checkpoint; sink: Sink; resumed: boolean }> {
+/** The state to continue from and the sink to write to (whose rename first removes the manifest of the file it replaces). */
+async function begin(job: ExportJob, lock: HeldLock | undefined, manifest: ManifestWriter | undefined): Promise<{ state: Checkpoint; sink: Sink; resumed: boolean }> {
   const target = job.target;
   job.signal.throwIfAborted();
   if (!target || target.kind === 'stdout') return { state: await freshState(job), sink: stdoutSink(job.stdout, job.signal), resumed: false };
@@ -117,7 +118,10 @@ async function begin(job: ExportJob, lock: HeldLock | undefined): Promise<{ stat
     return { state: await freshState(job), sink: await openStreamSink(target.path, target.fifo, job.signal, onWait), resumed: false };
   }
   const file = target.path;
-  const beforeRename = (): void => checkLock(lock, file);
+  const beforeRename = async (): Promise<void> => {
+    checkLock(lock, file);
+    await manifest?.dropOld();
+  };
   const previous = job.resume ? readCheckpoint(file) : undefined;
   if (previous) {
     checkSameRequest(previous, job.olderKey === undefined ? [job.key] : [job.key, job.olderKey], job.command, file);
@@ -242,7 +246,8 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
 }
 
 async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<ExportResult> {
-  const { state, sink, resumed } = await begin(job, lock);
+  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target.given) : undefined;
+  const { state, sink, resumed } = await begin(job, lock, manifest);
   const file = job.target?.kind === 'file' ? job.target.path : undefined;
   const req = state.request;
   const sel = idSelection(req.fields);
@@ -250,6 +255,7 @@ async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<Ex
   countLeft(job, state);
   let savedAt = job.now();
   let savedBytes = state.bytes;
+  let sha256: string;
   try {
     const writer: FormatWriter<unknown> =
       req.format === 'parquet' ? await (await import('./parquet/writer.js')).createParquetWriter(state, sink, sel.idKey) : textWriter(state, sink, sel);
@@ -268,18 +274,29 @@ async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<Ex
       job.progress?.update(writer.seen);
     }
     await writer.end();
-    const sha256 = await sink.commit();
-    job.progress?.clear();
-    if (file && job.target) finish(file, job.target.given, job, state, { sha256, bytes: sink.bytes });
-    return { rows: state.rows, bytes: sink.bytes, sha256, resumed };
+    // The manifest is written and synced before the file is renamed into place (ManifestWriter: the order).
+    if (file && manifest && job.target) await manifest.stage(manifestOf(job.target.given, job, state, sink), partialPath(file));
+    sha256 = await sink.commit();
   } catch (err) {
     job.progress?.clear();
+    manifest?.discard();
     const nothing = nothingKept(state);
     if (file && lock?.isHeld() && !nothing) await keepCheckpoint(file, sink, state);
     await sink.close();
     if (file && lock?.isHeld() && nothing) await forget(file);
     throw explain(err, state, job.target, nothing);
   }
+  // The file is in place: what fails from here is said as such, never as a run to resume.
+  job.progress?.clear();
+  if (file) {
+    try {
+      removeCheckpoint(file);
+    } catch (err) {
+      throw new SvcError(`${job.target?.given ?? file} is in place (${state.rows.toLocaleString('en-US')} rows), but its checkpoint ${checkpointPath(file)} could not be removed: ${ioReason(err)}; remove it by hand`);
+    }
+  }
+  await manifest?.place(state.rows);
+  return { rows: state.rows, bytes: sink.bytes, sha256, resumed };
 }
 
 /** A text format (csv, ndjson, json): each page is written as it comes, and the state follows it. */
@@ -316,10 +333,8 @@ async function keepCheckpoint(target: string, sink: Sink, state: Checkpoint): Pr
   }
 }
 
-/** After the file is in place: the checkpoint goes, the manifest (when asked) comes, beside the name the user gave. */
-function finish(file: string, given: string, job: ExportJob, state: Checkpoint, done: { sha256: string; bytes: number }): void {
-  removeCheckpoint(file);
-  if (!job.manifest) return;
+/** The manifest of the finished export (every byte written, not yet renamed), for beside the name the user gave. */
+function manifestOf(given: string, job: ExportJob, state: Checkpoint, sink: Sink): Manifest {
   const endedAt = new Date(job.now()).toISOString();
-  writeManifest(given, buildManifest(given, state.request, { rows: state.rows, bytes: done.bytes, sha256: done.sha256, startedAt: state.startedAt, endedAt }));
+  return buildManifest(given, state.request, { rows: state.rows, bytes: sink.bytes, sha256: sink.digestSoFar(), startedAt: state.startedAt, endedAt });
 }

@@ -4,13 +4,14 @@
  * arrives, never held whole. Not resumable: a failure removes the partial file
  * and leaves the target untouched.
  */
+import { stat } from 'node:fs/promises';
 import type { OutStream } from '../output/io.js';
 import { SvcError } from '../errors.js';
 import type { LockProcesses } from '../util/file-lock.js';
-import { openFileSink, removePartial } from './atomic-file.js';
+import { openFileSink, partialPath, removePartial } from './atomic-file.js';
 import { stdoutSink, type Sink } from './sink.js';
 import { openStreamSink } from './stream-sink.js';
-import { buildManifest, writeManifest } from './manifest.js';
+import { buildManifest, createManifestWriter, type ManifestWriter } from './manifest.js';
 import type { ExportRequest } from './plan.js';
 import { lockTarget } from './export-lock.js';
 import type { OutputTarget } from './target.js';
@@ -63,11 +64,13 @@ export function serverSideBody(req: ExportRequest): Record<string, unknown> {
   return body;
 }
 
-function openSink(job: ServerSideJob): Promise<Sink> {
+async function openSink(job: ServerSideJob, manifest: ManifestWriter | undefined): Promise<Sink> {
   const { target, signal } = job;
-  if (!target || target.kind === 'stdout') return Promise.resolve(stdoutSink(job.stdout, signal));
-  if (target.kind === 'file') return openFileSink(target.path, { signal });
-  return openStreamSink(target.path, target.fifo, signal);
+  if (!target || target.kind === 'stdout') return stdoutSink(job.stdout, signal);
+  if (target.kind !== 'file') return openStreamSink(target.path, target.fifo, signal);
+  // The new file keeps the permissions of the one it replaces (a private export stays private), and its rename first removes that file's manifest.
+  const mode = await stat(target.path).then((st) => st.mode & 0o7777, () => undefined);
+  return openFileSink(target.path, { signal, beforeRename: () => manifest?.dropOld(), ...(mode === undefined ? {} : { mode }) });
 }
 
 /** Streams the service's CSV export to the target (atomically) or stdout; answers rows (header excluded) and sha256. */
@@ -84,9 +87,12 @@ async function streamAll(job: ServerSideJob): Promise<{ rows: number; bytes: num
   const startedAt = new Date(job.now()).toISOString();
   const file = job.target?.kind === 'file' ? job.target.path : undefined;
   if (file) await removePartial(file);
-  const sink = await openSink(job);
+  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target.given) : undefined;
+  const sink = await openSink(job, manifest);
   const counter = createRecordCounter();
   const decoder = new TextDecoder('utf-8');
+  let rows: number;
+  let sha256: string;
   try {
     const stream = await job.open(serverSideBody(job.request));
     for await (const chunk of stream) {
@@ -97,18 +103,22 @@ async function streamAll(job: ServerSideJob): Promise<{ rows: number; bytes: num
     const rest = decoder.decode();
     counter.feed(rest);
     await sink.write(rest);
-    const sha256 = await sink.commit();
-    const rows = Math.max(0, counter.records - 1);
-    if (job.target?.kind === 'file' && job.manifest) {
+    rows = Math.max(0, counter.records - 1);
+    // The manifest is written and synced before the file is renamed into place (ManifestWriter: the order).
+    if (file && manifest && job.target) {
       const endedAt = new Date(job.now()).toISOString();
       const given = job.target.given;
-      writeManifest(given, buildManifest(given, job.request, { rows, bytes: sink.bytes, sha256, startedAt, endedAt, serverSide: true }));
+      await manifest.stage(buildManifest(given, job.request, { rows, bytes: sink.bytes, sha256: sink.digestSoFar(), startedAt, endedAt, serverSide: true }), partialPath(file));
     }
-    return { rows, bytes: sink.bytes, sha256 };
+    sha256 = await sink.commit();
   } catch (err) {
+    manifest?.discard();
     await sink.close();
     if (file) await removePartial(file);
     if (err instanceof SvcError || !file) throw err;
     throw new SvcError(`server-side export failed: ${err instanceof Error ? err.message : String(err)}; ${file} is untouched`);
   }
+  // The file is in place: a manifest that cannot follow is said as such.
+  await manifest?.place(rows);
+  return { rows, bytes: sink.bytes, sha256 };
 }

@@ -9,6 +9,8 @@ import { SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import { fieldOfPath } from '../records/columns.js';
 import type { Selected } from '../records/query-body.js';
+import { hasControlCharacter, integerFrom } from '../export/column-rules.js';
+import { formatDecimal, parseDecimal } from '../util/decimal.js';
 import { shown } from '../util/shown.js';
 
 /**
@@ -89,12 +91,12 @@ export function planColumns(family: ResourceFamily, selected: readonly Selected[
   const seen = new Set(['id']);
   if (keepDeleted) seen.add(DELETED_AT);
   for (const s of rest) {
+    if (s.name.length === 0 || s.name.length > 200 || hasControlCharacter(s.name)) throw new UsageError(`--fields: '${shown(s.name, 60)}' cannot name a column (1 to 200 printable characters)`);
     const key = s.name.toLowerCase();
     if (seen.has(key)) {
-      const why = key === 'id' ? "'ID' is the table's key, always copied" : key === DELETED_AT ? `${DELETED_AT} is the column --keep-deleted adds` : `'${s.name}' is named twice (column names ignore case)`;
+      const why = key === 'id' ? "'ID' is the table's key, always copied" : key === DELETED_AT ? `${DELETED_AT} is the column --keep-deleted adds` : `'${shown(s.name)}' is named twice (column names ignore case)`;
       throw new UsageError(`--fields: ${why}; give that column another name (alias=path)`);
     }
-    if (s.name.length === 0 || s.name.length > 200 || /[\u0000-\u001f]/.test(s.name)) throw new UsageError(`--fields: '${s.name}' cannot name a column (1 to 200 printable characters)`);
     seen.add(key);
     columns.push({ name: s.name, path: s.path, kind: kindOf(family.name, s.path, fieldOfPath(family, s.path)) });
   }
@@ -110,13 +112,18 @@ export function fieldsMember(columns: readonly ColumnPlan[]): Record<string, str
 
 /**
  * A value as a column stores it: null, a number, a boolean as 0/1 (for SQLite), or text.
- * `widths`: integers must fit the column's width (DuckDB's SMALLINT, INTEGER); otherwise any integer a JSON number carries exactly (SQLite's INTEGER).
+ * `widths` (DuckDB): integers must fit the column's width (SMALLINT, INTEGER), and money is
+ * the plain decimal text (no exponent) of an amount DECIMAL(38,10) holds exactly; otherwise
+ * any integer a JSON number carries exactly (SQLite's INTEGER), and money the double itself
+ * (SQLite's REAL holds it bit for bit). A flag is 0 or 1 (true or false), as Parquet takes it.
  */
 export function cellOf(kind: ColumnKind, value: unknown, widths = false): string | number | null {
   if (value === null || value === undefined) return null;
   switch (kind) {
     case 'bool':
-      return value === true || value === 1 || value === '1' || value === 'true' ? 1 : 0;
+      if (value === true || value === 1) return 1;
+      if (value === false || value === 0) return 0;
+      throw new NotFitting('bool');
     case 'text':
       return typeof value === 'string' ? value : JSON.stringify(value);
     case 'json':
@@ -125,8 +132,9 @@ export function cellOf(kind: ColumnKind, value: unknown, widths = false): string
       return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : JSON.stringify(value);
     default:
       if (typeof value === 'boolean') return value ? 1 : 0;
-      if (typeof value === 'number' && fits(widths || !RANGE[kind] ? kind : 'bigint', value, widths)) return value;
-      throw new NotFitting(widths || !RANGE[kind] ? kind : 'bigint', widths);
+      if (kind === 'money' && widths) return exactMoney(value);
+      if (typeof value === 'number' && fits(widths || !RANGE[kind] ? kind : 'bigint', value)) return value;
+      throw new NotFitting(widths || !RANGE[kind] ? kind : 'bigint');
   }
 }
 
@@ -137,22 +145,88 @@ const RANGE: Partial<Record<ColumnKind, readonly [number, number]>> = {
   bigint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 };
 
-/** DuckDB's DECIMAL(38,10) holds 28 digits before the point. */
-const MONEY_LIMIT = 1e28;
+/** DuckDB's DECIMAL(38,10): 10 digits after the point, 28 before. */
+const MONEY_SCALE = 10;
+const MONEY_DIGITS = 28;
 
-function fits(kind: ColumnKind, value: number, widths = false): boolean {
+/**
+ * An amount as DuckDB's DECIMAL(38,10) takes it: the plain decimal text (no
+ * exponent, which DuckDB casts its own way) of the shortest text of the
+ * service's double, so the cast is exact. An amount of 10^28 or more, or with
+ * more than 10 decimal places (0.00001234567, 1e-11), would be refused or
+ * rounded by the cast: it is refused here, naming the record.
+ */
+function exactMoney(value: unknown): string {
+  const d = typeof value === 'number' ? parseDecimal(value) : undefined;
+  if (!d || d.scale > MONEY_SCALE || (d.units < 0n ? -d.units : d.units) >= 10n ** BigInt(MONEY_DIGITS + d.scale)) throw new NotFitting('money');
+  return formatDecimal(d);
+}
+
+function fits(kind: ColumnKind, value: number): boolean {
   const range = RANGE[kind];
-  if (kind === 'money' && widths) return Number.isFinite(value) && Math.abs(value) < MONEY_LIMIT;
   if (!range) return Number.isFinite(value);
   return Number.isInteger(value) && value >= range[0] && value <= range[1];
 }
 
 /** A value its column cannot hold (cellOf); rowCells names the record and the column. */
 class NotFitting extends Error {
-  constructor(readonly kind: ColumnKind, widths = false) {
+  constructor(readonly kind: ColumnKind) {
     const range = RANGE[kind];
-    super(`not ${range ? `an integer from ${range[0]} to ${range[1]}` : kind === 'money' && widths ? 'an amount below 10^28 (DECIMAL(38,10))' : 'a number'}`);
+    super(
+      range
+        ? `not ${integerFrom(range)} as the catalogue says`
+        : kind === 'bool'
+          ? 'not 0 or 1 as the catalogue says'
+          : kind === 'money'
+            ? `not an amount below 10^${MONEY_DIGITS} with at most ${MONEY_SCALE} decimal places, which DuckDB's DECIMAL(38,${MONEY_SCALE}) holds exactly`
+            : 'not a number as the catalogue says',
+    );
   }
+}
+
+/** The ways out of a value that does not fit, besides leaving its column out. */
+interface UnfitFixes {
+  /** A .sqlite copy would hold it (an integer past DuckDB's width, money finer than DECIMAL(38,10)). */
+  readonly sqlite: boolean;
+  /** Leaving the column out helps (not for ID, always copied). */
+  readonly omittable: boolean;
+  /** Exporting it as csv or ndjson is named. */
+  readonly exportable: boolean;
+}
+
+/**
+ * A value that does not fit its column: the record, the column, what the
+ * value is and why it does not fit, and the ways out. Its message says them
+ * for `svc <family> sync`; `svc sync`, which takes no --fields, says them
+ * in its own words (unfitFor).
+ */
+export class UnfitValue extends SvcError {
+  constructor(
+    readonly record: string,
+    readonly column: ColumnPlan,
+    /** The value as the message shows it. */
+    readonly excerpt: string,
+    /** Why it does not fit ("not 0 or 1 as the catalogue says"). */
+    readonly why: string,
+    readonly fixes: UnfitFixes,
+  ) {
+    super(unfitLine(record, column.name, excerpt, why, fixes, 'leave it out with --fields (and --reset)'));
+  }
+}
+
+function unfitLine(record: string, column: string, excerpt: string, why: string, fixes: UnfitFixes, leaveOut: string): string {
+  const ways = [...(fixes.sqlite ? ['sync into a .sqlite file'] : []), ...(fixes.omittable ? [leaveOut] : []), ...(fixes.exportable ? ['export it as csv or ndjson'] : [])];
+  const fix = ways.length > 1 ? `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}` : (ways[0] ?? '');
+  return `record ${record}: ${column} is ${excerpt}, ${why}; ${fix}`;
+}
+
+/**
+ * The line of an UnfitValue for a run of `svc sync` (several families, no
+ * --fields): the family first, and `leaveOut`, the per-family command that
+ * leaves the column out (the engine builds it from the remembered settings).
+ */
+export function unfitFor(family: string, err: UnfitValue, leaveOut: string): SvcError {
+  return new SvcError(`${family}: ${unfitLine(err.record, err.column.name, err.excerpt, err.why, err.fixes, leaveOut)}`);
 }
 
 /**
@@ -167,8 +241,10 @@ export function rowCells(columns: readonly ColumnPlan[], row: Row, widths = fals
     } catch (err) {
       if (!(err instanceof NotFitting)) throw err;
       const excerpt = shown(JSON.stringify(row[c.name]) ?? String(row[c.name]), 40);
-      const fix = c.path === 'ID' ? (widths ? 'sync into a .sqlite file' : 'export it as csv or ndjson') : 'leave it out with --fields (and --reset), or export it as csv or ndjson';
-      throw new SvcError(`record ${String(row.ID)}: ${c.name} is ${excerpt}, ${err.message} as the catalogue says; ${fix}`);
+      const isId = c.path === 'ID';
+      // A .sqlite copy holds any integer a JSON number carries, and money as the service's double (REAL).
+      const sqlite = widths && (err.kind === 'money' || (isId && err.kind !== 'bigint'));
+      throw new UnfitValue(String(row.ID), c, excerpt, err.message, { sqlite, omittable: !isId, exportable: !(isId && sqlite) });
     }
   });
 }

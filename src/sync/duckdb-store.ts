@@ -2,8 +2,9 @@
  * The DuckDB store (@duckdb/node-api, loaded only here, kept out of the
  * bundle). A page is appended as text into a temporary table, then cast and
  * merged into the family's table with the state in one transaction: money
- * becomes DECIMAL(38,10) from the shortest decimal text of the service's
- * double, so 19.99 is 19.99 exactly.
+ * becomes DECIMAL(38,10) from the plain decimal text (no exponent) of the
+ * shortest text of the service's double, so 19.99 is 19.99 exactly; an amount
+ * that type cannot hold exactly is refused before anything is written (cellOf).
  */
 import { lstatSync, unlinkSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -68,7 +69,7 @@ function stateOf(r: Record<string, unknown>): SyncState {
   };
 }
 
-/** Text of a cell for the all-text staging table (booleans as true/false, numbers in their shortest round-trip form). */
+/** Text of a cell for the all-text staging table (booleans as true/false, money as cellOf's plain decimal text, other numbers in their shortest round-trip form). */
 function stagedText(kind: ColumnKind, cell: string | number | null): string | null {
   if (cell === null) return null;
   if (kind === 'bool') return cell === 1 ? 'true' : 'false';

@@ -26,7 +26,7 @@ import { refuseReferencePaths } from '../records/followed-paths.js';
 import { andCondition } from '../records/page-filter.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { version } from '../version.js';
-import { fieldsMember, planColumns, type ColumnPlan } from './columns.js';
+import { fieldsMember, planColumns, UnfitValue, unfitFor, type ColumnPlan } from './columns.js';
 import type { SyncState, SyncStore } from './store.js';
 
 /** The filter flags as the user gave them (a --filter-file is kept as its JSON), remembered in the target. */
@@ -57,7 +57,10 @@ export interface SyncJob {
   /** What this run's flags say; a member absent was not given (the remembered one applies). */
   readonly given: { readonly filter?: RememberedFilter; readonly fields?: string; readonly keepDeleted?: boolean };
   readonly reset: boolean;
-  /** --reset rebuilds with the remembered settings where none are given (svc sync, which takes no filter flags or --fields). */
+  /**
+   * --reset rebuilds with the remembered settings where none are given (svc sync, which takes no filter flags or
+   * --fields); a value that does not fit its column then names the family and the `svc <family> sync` leaving it out.
+   */
   readonly resetKeeps?: boolean;
   /** Turns settings into the filter and the fields (the filter language needs the command's context). */
   compile(settings: Settings): Promise<Compiled>;
@@ -125,12 +128,35 @@ export function parseFilter(text: string, family = ''): RememberedFilter {
   return { filter: v.filter ?? [], filterJson: v.filterJson ?? [], ...(v.search !== undefined ? { search: v.search } : {}), ...(v.tz !== undefined ? { tz: v.tz } : {}) };
 }
 
-/** How the remembered filter reads in a message. */
-export function describeFilter(f: RememberedFilter): string {
+/** The remembered filter as the flags that give it, shell-quoted. */
+function filterFlags(f: RememberedFilter): string[] {
   const parts = [...f.filter.map((x) => `--filter ${shellQuote(x)}`), ...f.filterJson.map((x) => `--filter-json ${shellQuote(x)}`)];
   if (f.search !== undefined) parts.push(`--search ${shellQuote(f.search)}`);
   if (f.tz !== undefined) parts.push(`--tz ${shellQuote(f.tz)}`);
+  return parts;
+}
+
+/** How the remembered filter reads in a message. */
+export function describeFilter(f: RememberedFilter): string {
+  const parts = filterFlags(f);
   return parts.length ? parts.join(' ') : 'no filter';
+}
+
+/** A --fields list longer than this is not spelled out in a message. */
+const FIELDS_SHOWN = 120;
+
+/**
+ * The command that rebuilds a family's copy without `column`: `svc <family>
+ * sync --reset` with the remembered filter flags and --keep-deleted (a
+ * --reset takes only the flags it is given) and --fields naming every other
+ * column (spelled out while short).
+ */
+function withoutColumn(family: string, path: string, settings: Settings, columns: readonly ColumnPlan[], column: ColumnPlan): string {
+  const rest = columns.slice(1).filter((c) => c !== column).map((c) => (c.name === c.path ? c.name : `${c.name}=${c.path}`));
+  const list = rest.length ? rest.join(',') : 'ID';
+  const fields = list.length <= FIELDS_SHOWN ? shellQuote(list) : '…';
+  const flags = [`--into ${shellQuote(path)}`, '--reset', `--fields ${fields}`, ...filterFlags(settings.filter), ...(settings.keepDeleted ? ['--keep-deleted'] : [])];
+  return `leave it out with svc ${family} sync ${flags.join(' ')}${fields === '…' ? ` (every field but ${column.name})` : ''}`;
 }
 
 /**
@@ -400,6 +426,18 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     fields: fieldsMember(columns),
     idKey: 'ID',
   };
+  /**
+   * Writes rows. A value that does not fit its column names the record; in a run of `svc sync` (several
+   * families, no --fields) the line names the family too, and the `svc <family> sync` that leaves it out.
+   */
+  const upsert = async (rows: Row[], saved: SyncState | undefined, fresh: boolean): ReturnType<SyncStore['upsert']> => {
+    try {
+      return await store.upsert(name, columns, rows, saved, fresh);
+    } catch (err) {
+      if (!(err instanceof UnfitValue) || !job.resetKeeps) throw err;
+      throw unfitFor(name, err, withoutColumn(name, store.path, settings, columns, err.column));
+    }
+  };
   const tally = { inserted: 0, updated: 0, deleted: 0 };
   let seen = 0;
   const report = (n: number): void => {
@@ -412,7 +450,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     // Pages are written in batches, each batch one transaction with the first pass's progress (its last ID).
     const write = async (rows: Row[], last: number): Promise<void> => {
       state = { ...state, afterId: last, updatedAt: nowSeconds() };
-      tally.inserted += (await store.upsert(name, columns, rows, state, true)).inserted;
+      tally.inserted += (await upsert(rows, state, true)).inserted;
       report(rows.length);
     };
     await inBatches(pagesAbove(pass, query, state.afterId), job.pageSize * BATCH_PAGES, write);
@@ -439,7 +477,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
     await inBatches(pagesAbove(pass, changed, 0, query), job.pageSize, async (rows) => {
       const see = latest.page();
       for (const r of rows) see(r[lm]);
-      const done = await store.upsert(name, columns, rows, undefined, false);
+      const done = await upsert(rows, undefined, false);
       tally.inserted += done.inserted;
       tally.updated += done.updated;
       if (changedIds) for (const r of rows) changedIds.add(Number(r.ID));

@@ -38,6 +38,8 @@ export interface TargetJob {
   warn(message: string): void;
   /** A progress line for a family (absent: none). */
   progressFor?(family: ResourceFamily): Progress;
+  /** Told each family's summary as soon as its copy is committed (before the next family starts). */
+  finished?(summary: SyncSummary): Promise<void> | void;
 }
 
 /** SVC_SYNC_LEAF from the environment, when it is a whole number above 0. */
@@ -89,6 +91,7 @@ export async function runTarget(job: TargetJob): Promise<SyncSummary[]> {
         } finally {
           progress?.clear();
         }
+        await job.finished?.(summaries[summaries.length - 1] as SyncSummary);
       }
       return summaries;
     } catch (err) {

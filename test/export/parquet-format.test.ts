@@ -47,9 +47,12 @@ function refusal(row: Record<string, unknown>): string {
 
 describe('records to column data', () => {
   it.each([
-    [{ ID: 7, name: 'a', owner: 'x' }, 'record 7: owner is "x", not an integer as the catalogue says'],
+    [{ ID: 7, name: 'a', owner: 'x' }, 'record 7: owner is "x", not an integer from -9007199254740991 to 9007199254740991 as the catalogue says'],
     [{ ID: 7, name: 'a', owner: 1.5 }, 'record 7: owner is 1.5, not an integer'],
-    [{ ID: 7, name: 'a', owner: 2 ** 60 }, 'not an integer'],
+    // 2^60 is an integer: the message names the range INT64 takes here (the words sync uses).
+    [{ ID: 7, name: 'a', owner: 2 ** 60 }, 'owner is 1152921504606847000, not an integer from -9007199254740991 to 9007199254740991'],
+    [{ ID: 7, name: 'a', owner: 'a\u001b[31mred' }, 'owner is "a\\u001b[31mred", not an integer'],
+    [{ ID: 7, name: 'a', owner: 'a\u202eb' }, 'owner is "a?b", not an integer'],
     [{ ID: 7, name: 'a', locked: 2 }, 'record 7: locked is 2, not 0 or 1'],
     [{ ID: 7, name: 'a', price: '1.5' }, 'record 7: price is "1.5", not a number'],
     [{ ID: 7, name: null }, 'record 7: name is null, not text'],

@@ -17,8 +17,17 @@ import { buildFilter, filterMemberOf } from './filter-flags.js';
 /** A family's remembered settings → its query parts, with this run's filter language and context. */
 export type CompileFor = (family: ResourceFamily, settings: Settings) => Promise<Compiled>;
 
-/** Runs the families into `flags.into`; the summaries, or undefined when the run is quiet (nothing to print). */
-export async function runSync(ctx: Context, flags: SyncFlags, command: string, families: (compile: CompileFor) => FamilyRequest[]): Promise<SyncSummary[] | undefined> {
+/**
+ * Runs the families into `flags.into`; the summaries, or undefined when the run is quiet (nothing to print).
+ * `finished` is told each family's summary as its copy is committed (not when quiet).
+ */
+export async function runSync(
+  ctx: Context,
+  flags: SyncFlags,
+  command: string,
+  families: (compile: CompileFor) => FamilyRequest[],
+  finished?: (summary: SyncSummary) => Promise<void>,
+): Promise<SyncSummary[] | undefined> {
   const { deps } = ctx;
   const [{ compileSettings }, { runTarget, syncInterruptSignal, leafFromEnv }, { createProgress }, { tuneHeapForStreaming }] = await Promise.all([
     import('../../sync/compile.js'),
@@ -49,6 +58,7 @@ export async function runSync(ctx: Context, flags: SyncFlags, command: string, f
     monotonic: () => (deps.monotonic ? deps.monotonic() : performance.now()),
     warn: (m) => void (flags.quiet ? undefined : deps.stderr.write(`svc: ${m}\n`)),
     ...(showProgress ? { progressFor: (f: ResourceFamily) => createProgress(deps.stderr, () => deps.now(), `${f.name} sync`) } : {}),
+    ...(finished && !quiet ? { finished } : {}),
   });
   return quiet ? undefined : summaries;
 }

@@ -7,6 +7,7 @@ import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { shown } from '../../util/shown.js';
+import type { SyncSummary } from '../../sync/engine.js';
 import { runSync } from '../records/sync-run.js';
 import type { SyncAllOptions } from './options.js';
 
@@ -20,16 +21,35 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
   }
   const families = opts.families.length ? opts.families : await heldFamilies(into);
   const command = `svc sync --into ${into} ${families.map((f) => f.name).join(' ')}`;
-  const summaries = await runSync(ctx, opts.sync, command, (compile) =>
-    families.map((family) => ({
-      family,
-      given: opts.sync.keepDeleted ? { keepDeleted: true } : {},
-      // It takes no filter flags or --fields: a --reset rebuilds each table with what it remembers.
-      resetKeeps: true,
-      compile: (settings) => compile(family, settings),
-    })),
-  );
-  if (summaries) await ctx.emit((await import('../../sync/run-target.js')).summariesView(summaries));
+  const { summariesView } = await import('../../sync/run-target.js');
+  // -o ndjson writes a family's line as its copy is committed, so a log keeps the families done before a failure;
+  // the other formats (one JSON document, a table) print the families done at the end, a failure's included.
+  const done: SyncSummary[] = [];
+  const finished = async (summary: SyncSummary): Promise<void> => {
+    done.push(summary);
+    if (ctx.output().format === 'ndjson') await ctx.emit(summariesView([summary]));
+  };
+  let summaries: SyncSummary[] | undefined;
+  try {
+    summaries = await runSync(
+      ctx,
+      opts.sync,
+      command,
+      (compile) =>
+        families.map((family) => ({
+          family,
+          given: opts.sync.keepDeleted ? { keepDeleted: true } : {},
+          // It takes no filter flags or --fields: a --reset rebuilds each table with what it remembers.
+          resetKeeps: true,
+          compile: (settings) => compile(family, settings),
+        })),
+      finished,
+    );
+  } catch (err) {
+    if (done.length && ctx.output().format !== 'ndjson') await ctx.emit(summariesView(done));
+    throw err;
+  }
+  if (summaries && ctx.output().format !== 'ndjson') await ctx.emit(summariesView(summaries));
 }
 
 /** Every family the target holds, in name order; exit 2 when it holds none (or is not there). */

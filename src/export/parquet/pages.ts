@@ -11,6 +11,8 @@
 import { SvcError } from '../../errors.js';
 import { toCell } from '../../output/cells.js';
 import type { Row } from '../../output/view.js';
+import { shown } from '../../util/shown.js';
+import { EXACT_INTEGERS, integerFrom } from '../column-rules.js';
 import type { ParquetColumn, ParquetKind } from '../plan.js';
 
 /** Typed arrays use the machine's byte order; Parquet's is little-endian. */
@@ -99,11 +101,11 @@ export interface ColumnPage {
 
 /** A value that cannot go into its column: the export stops (exit 1) saying which, and how to export it anyway. */
 function badValue(column: ParquetColumn, row: Row, idKey: string, value: unknown): SvcError {
-  const expected = column.kind === 'int64' ? 'an integer' : column.kind === 'double' ? 'a number' : column.kind === 'boolean' ? '0 or 1' : 'text';
-  const shown = JSON.stringify(value) ?? String(value);
-  const excerpt = shown.length > 40 ? `${shown.slice(0, 40)}…` : shown;
+  // INT64 takes the integers a JSON number carries exactly (the words sync uses): 2^62 arrives as an integer, just not exactly.
+  const expected = column.kind === 'int64' ? integerFrom(EXACT_INTEGERS) : column.kind === 'double' ? 'a number' : column.kind === 'boolean' ? '0 or 1' : 'text';
+  const excerpt = shown(JSON.stringify(value) ?? String(value), 40);
   return new SvcError(
-    `record ${String(row[idKey])}: ${column.name} is ${excerpt}, not ${expected} as the catalogue says; export it as csv or ndjson, or leave it out with --fields`,
+    `record ${shown(String(row[idKey]), 40)}: ${shown(column.name, 80)} is ${excerpt}, not ${expected} as the catalogue says; export it as csv or ndjson, or leave it out with --fields`,
   );
 }
 

@@ -8,11 +8,13 @@ import { extname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
 import { exportFormats, type ExportFormat, type ExportRequest, type Shard } from '../../../export/plan.js';
+import { hasControlCharacter, sameIgnoringCase } from '../../../export/column-rules.js';
 import { parquetColumns } from '../../../export/parquet/schema.js';
 import { resolveShard } from '../../../export/shard-auto.js';
 import { resolveOutput, type OutputTarget } from '../../../export/target.js';
 import { allFields } from '../../../records/columns.js';
 import { shellQuote } from '../../../util/shell-quote.js';
+import { shown } from '../../../util/shown.js';
 import { queryBody } from '../../../records/query-body.js';
 import { buildFilter, filterMemberOf } from '../filter-flags.js';
 import type { ExportOptions } from './options.js';
@@ -54,15 +56,30 @@ function formatOf(opts: ExportOptions, ctx: Context, outputFile: string | undefi
   throw new UsageError('export needs a format: --format csv, ndjson, json or parquet');
 }
 
+/**
+ * --fields names as columns: never with a control character (a CSV header, a
+ * JSON key or a Parquet column holding a line break or an escape), and for
+ * Parquet distinct ignoring case, as DuckDB and Spark compare them (DuckDB
+ * reads 'name' and 'Name' as name and Name_1, Spark calls them ambiguous).
+ */
+function checkColumnNames(opts: ExportOptions, format: ExportFormat): void {
+  const names = (opts.selected ?? []).map((f) => f.name);
+  const control = names.find(hasControlCharacter);
+  if (control !== undefined) throw new UsageError(`--fields: '${shown(control, 80)}' holds a control character, which cannot be part of a column's name; name it with printable characters (alias=path)`);
+  const clash = format === 'parquet' ? sameIgnoringCase(names) : undefined;
+  if (!clash) return;
+  const [a, b] = clash.map((n) => shown(n, 80));
+  if (clash[0] === clash[1]) throw new UsageError(`--fields names the column '${a}' twice; a Parquet file needs distinct column names (rename one: alias=path)`);
+  throw new UsageError(`--fields names the columns '${a}' and '${b}', which differ only in case; DuckDB and Spark take them for one column (column names ignore case): rename one (alias=path)`);
+}
+
 /** The format and the file, with the combinations that cannot work refused before anything is sent. */
 export async function toDestination(opts: ExportOptions, ctx: Context): Promise<Destination> {
   const outputFile = outputFileOf(opts, ctx);
   const format = formatOf(opts, ctx, outputFile);
   const shard = opts.shard !== undefined ? resolveShard(opts.shard, ctx.deps.env) : undefined;
   if (shard && format === 'json') throw new UsageError('--shard cannot write json (concatenated arrays are not one document); use --format ndjson, csv or parquet');
-  const names = (opts.selected ?? []).map((f) => f.name);
-  const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (format === 'parquet' && twice !== undefined) throw new UsageError(`--fields names the column '${twice}' twice; a Parquet file needs distinct column names (rename one: alias=path)`);
+  checkColumnNames(opts, format);
   if (format === 'parquet' && !outputFile && ctx.deps.stdout.isTTY) throw new UsageError('parquet is binary: write it to a file (--output FILE.parquet) or pipe it');
   if (opts.compression !== undefined && format !== 'parquet') {
     throw new UsageError(`--compression is for parquet pages; compress ${format} as it streams: svc ${opts.family.name} export --format ${format} | gzip > ${opts.family.name}.${format}.gz`);
