@@ -7,11 +7,12 @@
  *   /<instance>/oauth2/v1/…  OAuth 2.0 interface: sign-in pages, codes, tokens (oauth/)
  *   /_sandbox/health         liveness and instances, for `svc sandbox status`
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { replaceFile } from '../util/atomic-file.js';
 import { handleAuth } from './auth/routes.js';
 import type { RequestInfo, SandboxContext } from './context.js';
 import { handleData } from './data/routes.js';
@@ -47,6 +48,8 @@ export interface SandboxOptions {
   readonly patternBudgetMs?: number;
   /** Lifetime of OAuth access tokens in seconds (default 3600, as the service's). */
   readonly oauthAccessTtlSeconds?: number;
+  /** A token `/_sandbox/health` answers with, so a client can tell this sandbox from any other process. */
+  readonly token?: string;
 }
 
 export interface Sandbox {
@@ -68,17 +71,52 @@ const CREDENTIALS_FILE = 'credentials.json';
 /** Characters of an error text at most. */
 const MAX_ERROR_TEXT = 1000;
 
+/** The code of the error a damaged file of the data dir raises (its `path` names the file). */
+export const DAMAGED_FILE = 'ESVCSANDBOXDAMAGED';
+
+/** An error saying that a file of the data dir is damaged: `code` DAMAGED_FILE, `path` the file. */
+function damagedFile(file: string, why: string): Error {
+  return Object.assign(new Error(`${file} is damaged (${why})`), { code: DAMAGED_FILE, path: file });
+}
+
 function loadCredentials(dataDir: string): Record<string, SeedResult> {
   const file = join(dataDir, CREDENTIALS_FILE);
   if (dataDir === ':memory:' || !existsSync(file)) return {};
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, SeedResult>;
+  let creds: unknown;
+  try {
+    creds = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err instanceof SyntaxError) throw damagedFile(file, 'not JSON');
+    throw err;
+  }
+  if (typeof creds !== 'object' || creds === null || Array.isArray(creds)) throw damagedFile(file, 'not a JSON object');
+  return creds as Record<string, SeedResult>;
 }
 
+/** Replaces the credentials file whole (mode 0600): a reader, or a start after a crash, sees the old file or the new one. */
 function saveCredentials(dataDir: string, creds: Record<string, SeedResult>): void {
   if (dataDir === ':memory:') return;
-  const file = join(dataDir, CREDENTIALS_FILE);
-  writeFileSync(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  replaceFile(join(dataDir, CREDENTIALS_FILE), `${JSON.stringify(creds, null, 2)}\n`, 0o600);
+}
+
+/** Opens the database; a file that is not one, or is damaged, is a DAMAGED_FILE error naming it. */
+function openSandboxDatabase(file: string): Db {
+  let db: Db | undefined;
+  try {
+    db = openDatabase(file);
+    listInstances(db);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw damagedDatabase(err, file);
+  }
+}
+
+/** SQLite's "not a database" and "malformed" as a DAMAGED_FILE error naming the file; other errors as they are. */
+function damagedDatabase(err: unknown, file: string): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (file !== ':memory:' && typeof code === 'string' && /^SQLITE_(NOTADB|CORRUPT)/.test(code)) return damagedFile(file, (err as Error).message);
+  return err;
 }
 
 function decodeSegment(segment: string): string {
@@ -103,29 +141,38 @@ function splitPath(url: string): { segments: string[]; query: URLSearchParams; r
 
 /** Starts a sandbox and resolves once it listens. */
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
-  if (opts.dataDir !== ':memory:') mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(opts.dataDir === ':memory:' ? ':memory:' : join(opts.dataDir, 'sandbox.sqlite'));
+  if (opts.dataDir !== ':memory:' && !existsSync(opts.dataDir)) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const dbFile = opts.dataDir === ':memory:' ? ':memory:' : join(opts.dataDir, 'sandbox.sqlite');
+  const credentials = loadCredentials(opts.dataDir);
+  const db = openSandboxDatabase(dbFile);
   const now = opts.now ?? (() => Date.now());
   const hooks = new SandboxHooks();
   if (opts.faultRate) hooks.setFaultRate(opts.faultRate);
-  const credentials = loadCredentials(opts.dataDir);
-  const seed = (instance: string): SeedResult => {
+  // One transaction registers the instance, seeds it and (before it commits) saves its credentials: a
+  // seeding cut short (SIGKILL, a crash) leaves no instance behind, and the next start seeds it again.
+  const seed = db.transaction((instance: string): SeedResult => {
     createInstance(db, instance);
     const result = seedInstance(db, instance, { accounts: opts.seedAccounts, now: Math.floor(now() / 1000) });
     credentials[instance] = result;
     saveCredentials(opts.dataDir, credentials);
     return result;
-  };
-  const known = new Set(listInstances(db));
-  for (const instance of opts.instances ?? ['demo']) {
-    if (!known.has(instance)) seed(instance);
-    else createInstance(db, instance); // idempotent: adds tables a newer catalogue may have
+  });
+  let instances: Set<string>;
+  try {
+    const known = new Set(listInstances(db));
+    for (const instance of opts.instances ?? ['demo']) {
+      if (!known.has(instance)) seed(instance);
+      else createInstance(db, instance); // idempotent: adds tables a newer catalogue may have
+    }
+    instances = new Set(listInstances(db));
+  } catch (err) {
+    db.close();
+    throw damagedDatabase(err, dbFile);
   }
-  const instances = new Set(listInstances(db));
 
   async function route(req: IncomingMessage): Promise<Reply> {
     const { segments, query, rawQuery } = splitPath(req.url ?? '/');
-    if (segments[0] === '_sandbox' && segments[1] === 'health') return json({ ok: true, instances: [...instances] });
+    if (segments[0] === '_sandbox' && segments[1] === 'health') return json({ ok: true, instances: [...instances], ...(opts.token ? { token: opts.token } : {}) });
     const [instance, iface, version, ...rest] = segments;
     if (!instance || !instances.has(instance)) throw new HttpError(404, `Not Found: no instance '${excerpt(instance ?? '')}'`);
     if (version !== 'v1') throw new HttpError(404, 'Not Found');

@@ -142,7 +142,10 @@ describe('svc sandbox', () => {
     expect(info).toMatchObject({ clientId: 'svc-cli', clientSecret: info.appsecret });
     expect(info.instanceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/demo$/);
     expect(info).toMatchObject({ user: 'demo' });
-    expect(await health(info.instanceUrl)).toEqual({ ok: true, instances: ['demo'] });
+    // It answers with the token its state file records, which tells it from any other process with its pid or port.
+    const { token } = JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8')) as { token: string };
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    expect(await health(info.instanceUrl)).toEqual({ ok: true, instances: ['demo'], token });
 
     const s = await status(dir);
     expect(s.code).toBe(0);

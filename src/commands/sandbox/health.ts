@@ -13,8 +13,11 @@ import { version } from '../../version.js';
 const HEALTH_INSTANCE = '/_sandbox';
 const HEALTH_PATH = '/../../health';
 
-/** True when `<origin>/_sandbox/health` answers 200 within `timeoutMs`; trusts `caFile` under https. */
-export async function checkHealth(origin: string, caFile?: string, timeoutMs = 1500): Promise<boolean> {
+/**
+ * True when `<origin>/_sandbox/health` answers 200 within `timeoutMs` (with `token` as its `token` member,
+ * when given: then it is that very sandbox, not another one now on the port); trusts `caFile` under https.
+ */
+export async function checkHealth(origin: string, caFile?: string, token?: string, timeoutMs = 1500): Promise<boolean> {
   const { createHttpClient } = await import('../../http/client.js');
   let client: ReturnType<typeof createHttpClient> | undefined;
   try {
@@ -29,8 +32,12 @@ export async function checkHealth(origin: string, caFile?: string, timeoutMs = 1
       env: {},
     });
     const res = await client.request({ method: 'GET', root: 'api', path: HEALTH_PATH, auth: false });
-    await res.body.dump();
-    return res.status === 200;
+    if (res.status !== 200 || token === undefined) {
+      await res.body.dump();
+      return res.status === 200;
+    }
+    const body = await res.json<{ token?: unknown }>();
+    return typeof body === 'object' && body !== null && body.token === token;
   } catch {
     // Refused, timed out, an error status, an unreadable CA file: not (yet) healthy.
     return false;

@@ -7,7 +7,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { SvcError } from '../../errors.js';
 import type { ObjectView } from '../../output/view.js';
+import { ioReason } from '../../util/io-error.js';
 import { shellQuote } from '../../util/shell-quote.js';
+import { shown } from '../../util/shown.js';
+import { sandboxCommand } from './data-dir.js';
 import { sandboxFiles } from './state.js';
 
 /** The user and application `start` hands out. */
@@ -33,15 +36,29 @@ interface StoredCredentials {
   readonly applications?: readonly { identifier: string; appsecret: string }[];
 }
 
-/** Reads the demo tenant's credentials from the data dir. */
-export function readSandboxInfo(dataDir: string, where: { instanceUrl?: string | undefined; caFile?: string | undefined }): SandboxInfo {
+/**
+ * Reads the demo tenant's credentials from the data dir; a missing or damaged file is a SvcError naming it
+ * and the reset of this data dir (`env` tells whether it is the default one).
+ */
+export function readSandboxInfo(
+  dataDir: string,
+  where: { instanceUrl?: string | undefined; caFile?: string | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+): SandboxInfo {
   const file = sandboxFiles(dataDir).credentials;
-  const fix = "run 'svc sandbox reset' to seed the tenant again";
-  if (!existsSync(file)) throw new SvcError(`no credentials in ${file}; ${fix}`);
-  const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredCredentials>;
-  const user = all.demo?.users?.find((u) => u.name === DEMO_USER);
-  const app = all.demo?.applications?.find((a) => a.identifier === CLI_APPLICATION);
-  if (!user || !app) throw new SvcError(`the demo user or the ${CLI_APPLICATION} application is missing from ${file}; ${fix}`);
+  const fix = `run '${sandboxCommand('reset', dataDir, env)}' to wipe the tenant and seed it again`;
+  if (!existsSync(file)) throw new SvcError(`no credentials in ${shown(file)}; ${fix}`);
+  let all: Record<string, StoredCredentials | undefined>;
+  try {
+    all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredCredentials | undefined>;
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw new SvcError(`cannot read ${shown(file)}: ${ioReason(err)}`);
+    throw new SvcError(`the credentials file ${shown(file)} is damaged (not JSON); ${fix}`);
+  }
+  const demo = typeof all === 'object' && all !== null ? all.demo : undefined;
+  const user = Array.isArray(demo?.users) ? demo.users.find((u) => u?.name === DEMO_USER && typeof u.password === 'string') : undefined;
+  const app = Array.isArray(demo?.applications) ? demo.applications.find((a) => a?.identifier === CLI_APPLICATION && typeof a.appsecret === 'string') : undefined;
+  if (!user || !app) throw new SvcError(`the demo user or the ${CLI_APPLICATION} application is missing from ${shown(file)}; ${fix}`);
   return {
     ...(where.instanceUrl ? { instanceUrl: where.instanceUrl } : {}),
     user: user.name,

@@ -4,6 +4,7 @@
  */
 import type { OptionSpec } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { parseDuration } from '../../util/duration.js';
 
 /** The port `svc sandbox start` listens on unless told otherwise. */
@@ -39,7 +40,7 @@ const MAX_OAUTH_ACCESS_TTL_MS = 100 * 86_400_000;
 /** Parses --oauth-access-ttl: a duration such as 90s, 5m or 1h, in whole seconds from 1 s to 100 days. */
 export function parseOauthAccessTtl(value: string): number {
   const ms = parseDuration(value, '--oauth-access-ttl', MAX_OAUTH_ACCESS_TTL_MS);
-  if (ms < 1000) throw new UsageError(`--oauth-access-ttl '${value}' is too short; use at least 1s, e.g. 5m or 1h`);
+  if (ms < 1000) throw new UsageError(`--oauth-access-ttl '${shown(value, 40)}' is too short; use at least 1s, e.g. 5m or 1h`);
   return Math.floor(ms / 1000);
 }
 
@@ -47,14 +48,14 @@ export function parseOauthAccessTtl(value: string): number {
 export function parseFaults(value: string): number {
   const n = Number(value);
   if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim()) || n < 0 || n > 1) {
-    throw new UsageError(`--faults takes a share of requests from 0 to 1, e.g. 0.1, not '${value}'`);
+    throw new UsageError(`--faults takes a share of requests from 0 to 1, e.g. 0.1, not '${shown(value, 40)}'`);
   }
   return n;
 }
 
 function parseInteger(value: string, what: string, min: number, max: number, fix: string): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`invalid ${what} '${value}'; ${fix}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`invalid ${what} '${shown(value, 40)}'; ${fix}`);
   return n;
 }
 
@@ -73,6 +74,15 @@ export const dataDirOption: OptionSpec = {
   flags: '--data-dir <dir>',
   help: 'the sandbox data dir (default: $SVC_SANDBOX_DIR, else $XDG_DATA_HOME/svc/sandbox, else ~/.local/share/svc/sandbox)',
 };
+
+/**
+ * `--data-dir` as given, checked: an empty value (an unset variable in a script) is a UsageError rather than
+ * the default data dir, which `reset` would wipe.
+ */
+export function toDataDir(value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError("--data-dir is empty; give a directory, e.g. --data-dir ./sandbox-data (leave the option out for the default one)");
+  return value;
+}
 
 /** `--seed-accounts N` as a flag value, checked; absent: the sandbox's default. */
 export function toSeedAccounts(value: string | undefined): number | undefined {

@@ -16,7 +16,7 @@ import { readState, sandboxFiles, type Probe, type SandboxState } from './state.
  * and says how to use it (stderr; after a blank line in a table).
  */
 export async function showCredentials(dataDir: string, state: SandboxState, io: SandboxIo): Promise<void> {
-  const info = readSandboxInfo(dataDir, { instanceUrl: state.instanceUrl, caFile: state.caFile });
+  const info = readSandboxInfo(dataDir, { instanceUrl: state.instanceUrl, caFile: state.caFile }, io.deps.env);
   // The profile first, so the browser sign-in line names it.
   const { profileHint, registerSandboxProfile } = await import('./profile.js');
   const profile = await registerSandboxProfile(io.deps, dataDir, info, io.note);
@@ -34,7 +34,7 @@ export async function waitForHealthy(dataDir: string, pid: number, io: SandboxIo
   let ready: SandboxState | undefined;
   await pollUntil(async () => {
     const state = readState(dataDir);
-    if (state?.pid === pid && state.origin && (await checkHealth(state.origin, state.caFile))) ready = state;
+    if (state?.pid === pid && state.origin && (await checkHealth(state.origin, state.caFile, state.token))) ready = state;
     return ready !== undefined || !io.proc.kill(pid, 0);
   }, timeoutMs);
   return ready;
@@ -45,7 +45,9 @@ export async function reportRunning(dataDir: string, probe: Probe & { state: San
   const { state } = probe;
   const ready = probe.healthy ? state : await waitForHealthy(dataDir, state.pid, io);
   if (!ready?.instanceUrl) {
-    throw new SvcError(`process ${state.pid} holds ${dataDir} but does not answer; see ${sandboxFiles(dataDir).log} or run 'svc sandbox stop'`);
+    throw new SvcError(
+      `the sandbox process ${state.pid} of ${dataDir} does not answer; see ${sandboxFiles(dataDir).log} or stop it with '${sandboxCommand('stop', dataDir, io.deps.env)}'`,
+    );
   }
   io.note(`a sandbox already runs from ${dataDir} at ${ready.instanceUrl} (pid ${ready.pid}); '${sandboxCommand('stop', dataDir, io.deps.env)}' first to start it with other options`);
   await showCredentials(dataDir, ready, io);

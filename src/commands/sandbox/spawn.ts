@@ -7,10 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SvcError } from '../../errors.js';
+import { sandboxCommand } from './data-dir.js';
+import { pollUntil } from './health.js';
+import { readSandboxInfo } from './info.js';
 import type { SandboxIo } from './io.js';
 import { startTimeoutMs, type StartOptions } from './options.js';
 import { waitForHealthy } from './report.js';
-import { ensureDataDir, removeState, sandboxFiles, writePrivateFile, type SandboxState } from './state.js';
+import { removeState, sandboxFiles, writePrivateFile, type SandboxState } from './state.js';
 
 /** bin/svc.js of this installation, found upwards from this module (dist/, dist/chunks/ or src/). */
 export function findBin(from: string = fileURLToPath(import.meta.url)): string {
@@ -38,21 +41,38 @@ function lastError(logFile: string): string | undefined {
   return line?.slice('svc: '.length);
 }
 
-/** Spawns the sandbox and resolves to its state once it answers; throws the child's own error if it exits. */
+/** Ends a child that started but cannot be used, and forgets it. */
+async function endChild(dataDir: string, pid: number, io: SandboxIo): Promise<void> {
+  io.proc.kill(pid, 'SIGTERM');
+  await pollUntil(() => !io.proc.kill(pid, 0), 5_000, 50);
+  removeState(dataDir, pid);
+}
+
+/**
+ * Spawns the sandbox and resolves to its state once it answers and its credentials can be read; throws the
+ * child's own error if it exits, and ends it (never leaving it running) when it does not answer or its
+ * credentials cannot be read. The caller holds the data dir's lock (lock.ts) and made the data dir.
+ */
 export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<SandboxState> {
   const { log } = sandboxFiles(opts.dataDir);
-  ensureDataDir(opts.dataDir);
   writePrivateFile(log, '');
   const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
   const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
   const timeoutMs = startTimeoutMs(opts.seedAccounts);
   const state = await waitForHealthy(opts.dataDir, pid, io, timeoutMs);
-  if (state) return state;
+  if (state) {
+    try {
+      readSandboxInfo(opts.dataDir, {}, io.deps.env);
+    } catch (err) {
+      await endChild(opts.dataDir, pid, io);
+      throw err;
+    }
+    return state;
+  }
   if (!io.proc.kill(pid, 0)) {
     removeState(opts.dataDir, pid);
     throw new SvcError(lastError(log) ?? `the sandbox exited while starting; see ${log}`);
   }
-  io.proc.kill(pid, 'SIGTERM');
-  removeState(opts.dataDir, pid);
-  throw new SvcError(`the sandbox did not answer within ${Math.round(timeoutMs / 1000)} s; see ${log} (to watch a long seeding, run 'svc sandbox start --foreground')`);
+  await endChild(opts.dataDir, pid, io);
+  throw new SvcError(`the sandbox did not answer within ${Math.round(timeoutMs / 1000)} s; see ${log} (to watch a long seeding, run '${sandboxCommand('start --foreground', opts.dataDir, io.deps.env)}')`);
 }

@@ -1,12 +1,23 @@
 /**
  * The files a sandbox keeps in its data dir, and the state file that says
- * which process serves it: written by the serving process once it listens,
- * removed when it stops.
+ * which process serves it: written by the serving process as it starts and
+ * once it listens, removed when it stops.
+ *
+ * A pid alone names no process for long: a sandbox killed with SIGKILL (or a
+ * reboot) leaves its state file behind, and its pid later belongs to some
+ * other process of the user's. So the state also records what proves the
+ * process is this sandbox: its start time as the kernel counts it (where there
+ * is /proc), and a random token its `/_sandbox/health` answers with. Nothing
+ * is ever signalled, called "the sandbox" or waited for unless one of them
+ * matches.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, openSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ProcessControl } from '../../cli/deps.js';
+import { SvcError } from '../../errors.js';
+import { ioReason } from '../../util/io-error.js';
+import { shown } from '../../util/shown.js';
 import { checkHealth } from './health.js';
 
 /** What the serving process records about itself. */
@@ -25,6 +36,10 @@ export interface SandboxState {
   readonly oauthAccessTtlSeconds?: number;
   /** ISO time the process started. */
   readonly startedAt: string;
+  /** A random token the sandbox's `/_sandbox/health` answers with (absent in state files of older versions). */
+  readonly token?: string;
+  /** The process's start as the kernel counts it (processStartOf), where there is /proc. */
+  readonly processStart?: string;
 }
 
 /** Paths of the files in a data dir. */
@@ -35,13 +50,74 @@ export function sandboxFiles(dataDir: string) {
     database: join(dataDir, 'sandbox.sqlite'),
     credentials: join(dataDir, 'credentials.json'),
     tls: join(dataDir, 'tls'),
+    /** Held by start, stop and reset while they change what runs from the data dir (lock.ts). */
+    lock: join(dataDir, 'sandbox.lock'),
   };
 }
 
-/** Creates the data dir (mode 0700) when missing, and tightens it when it exists. */
+function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** What stands at the data dir's path: a directory, nothing (yet), or something else (a file, or a path below one). */
+export function dataDirKind(dataDir: string): 'directory' | 'missing' | 'not-a-directory' {
+  let st;
+  try {
+    st = statSync(dataDir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return 'not-a-directory';
+    if (code === 'ENOENT') return 'missing';
+    // Unreadable (EACCES, ELOOP…): nothing svc could have run from it.
+    return 'not-a-directory';
+  }
+  return st.isDirectory() ? 'directory' : 'not-a-directory';
+}
+
+/**
+ * Creates the data dir (mode 0700) when missing, one level at a time (never Node's recursive mkdir, which
+ * loops for ever on a path such as /proc/x), and tightens it when it exists. A path that is a file, lies
+ * below one, or where no folder may be made is a SvcError: one line naming it.
+ */
 export function ensureDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  const missing: string[] = [];
+  let at = dataDir;
+  const cannot = (err: unknown): SvcError => new SvcError(`cannot make the sandbox data dir ${shown(dataDir)}: ${ioReason(err)}; choose another with --data-dir`);
+  for (;;) {
+    let st;
+    try {
+      st = statOrUndefined(at);
+    } catch (err) {
+      throw cannot(err);
+    }
+    if (st) {
+      if (st.isDirectory()) break;
+      const which = at === dataDir ? '' : ` (${shown(at)} is a file)`;
+      throw new SvcError(`the sandbox data dir ${shown(dataDir)} is not a directory${which}; choose a directory with --data-dir (it is made when missing)`);
+    }
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statOrUndefined(dir)?.isDirectory()) throw cannot(err);
+    }
+  }
+  try {
+    chmodSync(dataDir, 0o700);
+  } catch (err) {
+    throw new SvcError(`cannot use the sandbox data dir ${shown(dataDir)}: ${ioReason(err)}; choose another with --data-dir`);
+  }
 }
 
 /** Creates the database file with mode 0600 first, so SQLite's -wal and -shm files get that mode too. */
@@ -58,16 +134,42 @@ export function writePrivateFile(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-/** The recorded state, or undefined when there is none (or it is unreadable). */
-export function readState(dataDir: string): SandboxState | undefined {
+/** A pid a state file may name: an integer above 1 (0 is a process group, -1 every process, 1 init). */
+export function isSandboxPid(pid: unknown): pid is number {
+  return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1;
+}
+
+/** What the state file holds: nothing, a state, or something svc did not write (why, in words). */
+export type StateRead = { readonly state: SandboxState; readonly damaged?: undefined } | { readonly state?: undefined; readonly damaged: string } | { readonly state?: undefined; readonly damaged?: undefined };
+
+/** Reads the state file, checking what it names before anything may act on it. */
+export function readStateFile(dataDir: string): StateRead {
   const file = sandboxFiles(dataDir).state;
-  if (!existsSync(file)) return undefined;
+  let text: string;
   try {
-    const state = JSON.parse(readFileSync(file, 'utf8')) as SandboxState;
-    return Number.isInteger(state.pid) ? state : undefined;
-  } catch {
-    return undefined;
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+    return { damaged: `it cannot be read: ${ioReason(err)}` };
   }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { damaged: 'it is not JSON' };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { damaged: 'it holds no state' };
+  const o = v as Record<string, unknown>;
+  if (!isSandboxPid(o.pid)) return { damaged: `it names pid ${shown(JSON.stringify(o.pid ?? null), 40)}, which no sandbox can have` };
+  const optionalString = (k: string): boolean => o[k] === undefined || typeof o[k] === 'string';
+  if (!['origin', 'instanceUrl', 'caFile', 'token', 'processStart', 'startedAt'].every(optionalString)) return { damaged: 'a member has the wrong type' };
+  return { state: v as SandboxState };
+}
+
+/** The recorded state, or undefined when there is none (or it is damaged). */
+export function readState(dataDir: string): SandboxState | undefined {
+  return readStateFile(dataDir).state;
 }
 
 /** Records the state of the serving process. */
@@ -78,22 +180,80 @@ export function writeState(dataDir: string, state: SandboxState): void {
 /** Removes the state file; with `pid`, only when it still names that process. */
 export function removeState(dataDir: string, pid?: number): void {
   if (pid !== undefined && readState(dataDir)?.pid !== pid) return;
-  rmSync(sandboxFiles(dataDir).state, { force: true });
+  try {
+    rmSync(sandboxFiles(dataDir).state, { force: true });
+  } catch (err) {
+    // The data dir is a file, or below one: there is no state file to remove.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+  }
+}
+
+/** A new token for the state file and the health route. */
+export function newToken(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * When process `pid` started, as "<boot id>:<clock ticks since boot>" from /proc (field 22 of
+ * /proc/PID/stat); undefined where there is no /proc or no such process. Two processes with one pid never
+ * share it, across reboots either.
+ */
+export function processStartOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    if (!ticks || !/^\d+$/.test(ticks)) return undefined;
+    let boot = '';
+    try {
+      boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      // Without a boot id the ticks still tell processes of this boot apart.
+    }
+    return `${boot}:${ticks}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What a look at the data dir finds. */
 export interface Probe {
+  /** The recorded state, when the state file is sound. */
   readonly state?: SandboxState | undefined;
-  /** The recorded process exists. */
+  /** Why the state file cannot be used (it names pid 0, is not JSON…); then nothing runs from the data dir. */
+  readonly damaged?: string | undefined;
+  /**
+   * The recorded pid runs but is not this sandbox: 'reused' when its start time shows it is another process,
+   * 'silent' when (with no start time to compare) it does not answer as this sandbox; false otherwise.
+   */
+  readonly stranger: 'reused' | 'silent' | false;
+  /** The recorded process runs and is this sandbox. */
   readonly alive: boolean;
-  /** It listens and answers `/_sandbox/health`. */
+  /** It listens and answers `/_sandbox/health` (with its token). */
   readonly healthy: boolean;
 }
 
-/** Whether a sandbox runs from this data dir: its process is alive and answers. */
+/**
+ * Whether a sandbox runs from this data dir: the recorded process runs, is this sandbox (its kernel start
+ * time matches, or its health route answers with its token), and answers.
+ */
 export async function probeSandbox(dataDir: string, proc: ProcessControl): Promise<Probe> {
-  const state = readState(dataDir);
-  const alive = state !== undefined && proc.kill(state.pid, 0);
-  const healthy = alive && state.origin !== undefined && (await checkHealth(state.origin, state.caFile));
-  return { state, alive, healthy };
+  const read = readStateFile(dataDir);
+  if (read.damaged !== undefined) return { damaged: read.damaged, stranger: false, alive: false, healthy: false };
+  const { state } = read;
+  if (!state || !proc.kill(state.pid, 0)) return { state, stranger: false, alive: false, healthy: false };
+  const answers = state.origin !== undefined && (await checkHealth(state.origin, state.caFile, state.token));
+  const started = state.processStart === undefined ? undefined : processStartOf(state.pid);
+  // The start time decides where it can be read; elsewhere (or in an older state file) only an answer can tell.
+  const ours = started !== undefined ? started === state.processStart : answers;
+  if (!ours) return { state, stranger: started !== undefined ? 'reused' : 'silent', alive: false, healthy: false };
+  return { state, stranger: false, alive: true, healthy: answers };
+}
+
+/** Why the state file of a probe was set aside, in words for a message; undefined when it names this sandbox or nothing. */
+export function setAsideReason(dataDir: string, probe: Probe): string | undefined {
+  const file = sandboxFiles(dataDir).state;
+  if (probe.damaged !== undefined) return `its state file ${shown(file)} is damaged: ${probe.damaged}`;
+  if (probe.stranger === 'reused' && probe.state) return `its state file names pid ${probe.state.pid}, which is not its sandbox but another process now`;
+  if (probe.stranger === 'silent' && probe.state) return `its state file names pid ${probe.state.pid}, which does not answer as its sandbox`;
+  return undefined;
 }

@@ -58,7 +58,7 @@ describe('svc sandbox status', () => {
     writeState(dataDir, serving.state);
     expect(await svc(['sandbox', 'status', '--data-dir', dataDir])).toMatchObject({
       code: 3,
-      stderr: `svc: the sandbox process ${serving.state.pid} of ${dataDir} does not answer; see ${sandboxFiles(dataDir).log} or run 'svc sandbox stop'\n`,
+      stderr: `svc: the sandbox process ${serving.state.pid} of ${dataDir} does not answer; see ${sandboxFiles(dataDir).log} or run 'svc sandbox stop --data-dir ${dataDir}'\n`,
     });
   });
 

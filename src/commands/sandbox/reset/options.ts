@@ -1,6 +1,6 @@
 /** `svc sandbox reset`'s typed options and how its flags become them (the parsers are the noun's: ../options.ts). */
 import { str } from '../../../cli/command.js';
-import { toSeedAccounts } from '../options.js';
+import { toDataDir, toSeedAccounts } from '../options.js';
 
 export interface SandboxResetOptions {
   /** --data-dir as given; the run resolves the default from the environment. */
@@ -11,7 +11,7 @@ export interface SandboxResetOptions {
 
 /** Flags → SandboxResetOptions; a bad tenant size is a UsageError. */
 export function toSandboxResetOptions(flags: Readonly<Record<string, unknown>>): SandboxResetOptions {
-  const dataDir = str(flags, 'dataDir');
+  const dataDir = toDataDir(str(flags, 'dataDir'));
   const seedAccounts = toSeedAccounts(str(flags, 'seedAccounts'));
   return { ...(dataDir !== undefined ? { dataDir } : {}), ...(seedAccounts !== undefined ? { seedAccounts } : {}) };
 }

@@ -1,13 +1,14 @@
 /**
  * `svc sandbox reset`: stops the sandbox (if it runs), wipes its database and
  * credentials, seeds a fresh tenant, restarts it as it ran before, and prints
- * the new credentials.
+ * the new credentials; all holding the data dir's lock.
  */
 import { rmSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
 import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { infoView, readSandboxInfo } from '../info.js';
-import { createSandboxIo } from '../io.js';
+import { createSandboxIo, type SandboxIo } from '../io.js';
+import { withDataDirLock } from '../lock.js';
 import { DEFAULT_PORT } from '../options.js';
 import { showCredentials } from '../report.js';
 import { spawnSandbox } from '../spawn.js';
@@ -29,17 +30,16 @@ async function seedOffline(dataDir: string, seedAccounts: number | undefined): P
   await sandbox.close();
 }
 
-export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): Promise<void> {
-  const io = createSandboxIo(ctx);
-  const dataDir = resolveDataDir(opts.dataDir, ctx.deps.env);
-  const stopped = await stopSandbox(dataDir, io);
-  ensureDataDir(dataDir);
+async function reset(dataDir: string, opts: SandboxResetOptions, io: SandboxIo): Promise<void> {
+  const env = io.deps.env;
+  const { stopped, setAside } = await stopSandbox(dataDir, io);
+  if (setAside) io.note(`${setAside}; nothing was signalled, and the file was removed`);
   wipe(dataDir);
   const accounts = opts.seedAccounts ?? stopped?.seedAccounts;
   if (!stopped) {
     await seedOffline(dataDir, accounts);
-    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with '${sandboxCommand('start', dataDir, ctx.deps.env)}'`);
-    await io.show(infoView(readSandboxInfo(dataDir, {})));
+    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with '${sandboxCommand('start', dataDir, env)}'`);
+    await io.show(infoView(readSandboxInfo(dataDir, {}, env)));
     return;
   }
   const start = {
@@ -52,4 +52,11 @@ export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): 
   const state = await spawnSandbox(start, io);
   io.note(`sandbox reset and restarted at ${state.instanceUrl} (pid ${state.pid})`);
   await showCredentials(dataDir, state, io);
+}
+
+export async function runSandboxReset(opts: SandboxResetOptions, ctx: Context): Promise<void> {
+  const io = createSandboxIo(ctx);
+  const dataDir = resolveDataDir(opts.dataDir, ctx.deps.env);
+  ensureDataDir(dataDir);
+  await withDataDirLock(dataDir, 'reset', io, () => reset(dataDir, opts, io));
 }

@@ -7,10 +7,24 @@
 import { SvcError } from '../../../errors.js';
 import { redactQueryValues } from '../../../http/redact.js';
 import type { Sandbox } from '../../../sandbox/server.js';
+import { shown } from '../../../util/shown.js';
+import { sandboxCommand } from '../data-dir.js';
+import { readSandboxInfo } from '../info.js';
 import type { SandboxIo } from '../io.js';
+import { isDetachedChild, withDataDirLock } from '../lock.js';
 import type { StartOptions } from '../options.js';
 import { reportRunning, showCredentials } from '../report.js';
-import { ensureDataDir, ensurePrivateDatabase, probeSandbox, removeState, writeState, type SandboxState } from '../state.js';
+import {
+  ensureDataDir,
+  ensurePrivateDatabase,
+  newToken,
+  probeSandbox,
+  processStartOf,
+  removeState,
+  setAsideReason,
+  writeState,
+  type SandboxState,
+} from '../state.js';
 import { ensureCertificate } from './tls.js';
 
 /** A request log line with secret query values masked, by the same list and marker as svc's own verbose log. */
@@ -18,11 +32,15 @@ export function redactLogLine(line: string): string {
   return redactQueryValues(line);
 }
 
-/** A listen error as one line naming the port and the fix. */
-function listenError(err: unknown, port: number): Error {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new SvcError(`port ${port} is in use; stop what uses it or start with --port 0 to pick a free port`);
-  if (code === 'EACCES') return new SvcError(`no permission to listen on port ${port}; use a port above 1023 or --port 0`);
+/** A listen error as one line naming the port, or the damaged file, and the fix. */
+function listenError(err: unknown, opts: StartOptions, io: SandboxIo): Error {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'EADDRINUSE') return new SvcError(`port ${opts.port} is in use; stop what uses it or start with --port 0 to pick a free port`);
+  if (e.code === 'EACCES' && e.syscall === 'listen') return new SvcError(`no permission to listen on port ${opts.port}; use a port above 1023 or --port 0`);
+  // The sandbox's DAMAGED_FILE (server.ts): a database or credentials file that is not what it wrote.
+  if (e.code === 'ESVCSANDBOXDAMAGED') {
+    return new SvcError(`${shown(e.message)}; wipe the tenant and seed it again with '${sandboxCommand('reset', opts.dataDir, io.deps.env)}'`);
+  }
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -36,15 +54,20 @@ function nextSignal(io: SandboxIo): Promise<string> {
   });
 }
 
-/** Starts the server (TLS from the data dir under https); a failure removes the state file. */
-async function listen(opts: StartOptions, io: SandboxIo): Promise<{ sandbox: Sandbox; caFile?: string | undefined }> {
+/**
+ * Starts the server (TLS from the data dir under https), answering its health check with `token`, and
+ * checks that the credentials it hands out can be read; a failure closes it and removes the state file.
+ */
+async function listen(opts: StartOptions, token: string, io: SandboxIo): Promise<{ sandbox: Sandbox; caFile?: string | undefined }> {
+  let sandbox: Sandbox | undefined;
   try {
     const tls = opts.https ? await ensureCertificate(opts.dataDir, io.deps.now()) : undefined;
     const { startSandbox } = await import('../../../sandbox/server.js');
-    const sandbox = await startSandbox({
+    sandbox = await startSandbox({
       dataDir: opts.dataDir,
       host: '127.0.0.1',
       port: opts.port,
+      token,
       ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}),
       ...(opts.seedAccounts !== undefined ? { seedAccounts: opts.seedAccounts } : {}),
       ...(opts.faults ? { faultRate: opts.faults } : {}),
@@ -53,24 +76,38 @@ async function listen(opts: StartOptions, io: SandboxIo): Promise<{ sandbox: San
         if (!line.includes(' /_sandbox/health ')) io.note(redactLogLine(line));
       },
     });
+    // A sandbox whose credentials cannot be handed out is of no use: it does not run.
+    readSandboxInfo(opts.dataDir, {}, io.deps.env);
     return { sandbox, caFile: tls?.caFile };
   } catch (err) {
+    await sandbox?.close();
     removeState(opts.dataDir, io.proc.pid);
-    throw listenError(err, opts.port);
+    throw listenError(err, opts, io);
   }
 }
 
-/** Runs the sandbox in this process until SIGINT or SIGTERM; then closes it and removes the state file. */
-export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<void> {
+/**
+ * Claims the data dir (the state file names this process, with its token and start time) and starts
+ * serving it; or, when a sandbox already runs from it, reports that one (the detached child never does:
+ * its output is the log file, where credentials never go).
+ */
+async function claimAndListen(opts: StartOptions, io: SandboxIo): Promise<{ sandbox: Sandbox; state: SandboxState } | undefined> {
   const { proc, deps } = io;
   const probe = await probeSandbox(opts.dataDir, proc);
-  if (probe.alive && probe.state && probe.state.pid !== proc.pid) return reportRunning(opts.dataDir, { ...probe, state: probe.state }, io);
-  const stop = nextSignal(io);
-  ensureDataDir(opts.dataDir);
+  if (probe.alive && probe.state && probe.state.pid !== proc.pid) {
+    if (isDetachedChild(io)) throw new SvcError(`a sandbox already runs from ${opts.dataDir} (pid ${probe.state.pid}); this one does not start`);
+    await reportRunning(opts.dataDir, { ...probe, state: probe.state }, io);
+    return undefined;
+  }
+  const setAside = setAsideReason(opts.dataDir, probe);
+  if (setAside) io.note(`${setAside}; the file was removed, and a new sandbox starts`);
   ensurePrivateDatabase(opts.dataDir);
   const startedAt = new Date(deps.now()).toISOString();
-  writeState(opts.dataDir, { pid: proc.pid, https: opts.https, startedAt });
-  const { sandbox, caFile } = await listen(opts, io);
+  const token = newToken();
+  const processStart = processStartOf(proc.pid);
+  const identity = { token, ...(processStart ? { processStart } : {}) };
+  writeState(opts.dataDir, { pid: proc.pid, https: opts.https, startedAt, ...identity });
+  const { sandbox, caFile } = await listen(opts, token, io);
   const state: SandboxState = {
     pid: proc.pid,
     origin: sandbox.origin,
@@ -81,9 +118,24 @@ export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<
     ...(opts.seedAccounts !== undefined ? { seedAccounts: opts.seedAccounts } : {}),
     ...(opts.oauthAccessTtlSeconds !== undefined ? { oauthAccessTtlSeconds: opts.oauthAccessTtlSeconds } : {}),
     startedAt,
+    ...identity,
   };
   writeState(opts.dataDir, state);
-  const detached = deps.env.SVC_SANDBOX_DETACHED === '1';
+  return { sandbox, state };
+}
+
+/**
+ * Runs the sandbox in this process until SIGINT or SIGTERM; then closes it and removes the state file.
+ * It holds the data dir's lock until it listens (the detached child's parent holds it for it).
+ */
+export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<void> {
+  const { proc } = io;
+  const stop = nextSignal(io);
+  ensureDataDir(opts.dataDir);
+  const serving = await withDataDirLock(opts.dataDir, 'start --foreground', io, () => claimAndListen(opts, io));
+  if (!serving) return;
+  const { sandbox, state } = serving;
+  const detached = isDetachedChild(io);
   io.note(`sandbox listening at ${state.instanceUrl} (pid ${proc.pid}, data in ${opts.dataDir})${detached ? '' : '; press Ctrl-C to stop it'}`);
   // A detached child's output is the log file: credentials never go there.
   if (!detached) await showCredentials(opts.dataDir, state, io);

@@ -1,6 +1,6 @@
 /** `svc sandbox start`'s typed options and how its flags become them (the parsers are the noun's: ../options.ts). */
 import { bool, str } from '../../../cli/command.js';
-import { DEFAULT_PORT, parseFaults, parseOauthAccessTtl, parsePort, toSeedAccounts } from '../options.js';
+import { DEFAULT_PORT, parseFaults, parseOauthAccessTtl, parsePort, toDataDir, toSeedAccounts } from '../options.js';
 
 export interface SandboxStartOptions {
   /** --data-dir as given; the run resolves the default from the environment. */
@@ -17,7 +17,7 @@ export interface SandboxStartOptions {
 
 /** Flags → SandboxStartOptions; a bad port, tenant size, fault rate or token lifetime is a UsageError. */
 export function toSandboxStartOptions(flags: Readonly<Record<string, unknown>>): SandboxStartOptions {
-  const dataDir = str(flags, 'dataDir');
+  const dataDir = toDataDir(str(flags, 'dataDir'));
   const port = str(flags, 'port');
   const seedAccounts = toSeedAccounts(str(flags, 'seedAccounts'));
   const faults = str(flags, 'faults');

@@ -1,5 +1,6 @@
 /** `svc sandbox status`'s typed options. */
 import { str, type CommandInput } from '../../../cli/command.js';
+import { toDataDir } from '../options.js';
 
 export interface SandboxStatusOptions {
   /** --data-dir as given; the run resolves the default from the environment. */
@@ -8,6 +9,6 @@ export interface SandboxStatusOptions {
 
 /** Flags → SandboxStatusOptions. */
 export function toSandboxStatusOptions(flags: CommandInput['flags']): SandboxStatusOptions {
-  const dataDir = str(flags, 'dataDir');
+  const dataDir = toDataDir(str(flags, 'dataDir'));
   return dataDir !== undefined ? { dataDir } : {};
 }

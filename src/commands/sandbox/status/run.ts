@@ -4,15 +4,20 @@ import { NotFoundError } from '../../../errors.js';
 import type { ObjectView } from '../../../output/view.js';
 import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { createSandboxIo, type SandboxIo } from '../io.js';
-import { probeSandbox, sandboxFiles } from '../state.js';
+import { probeSandbox, sandboxFiles, setAsideReason } from '../state.js';
 import type { SandboxStatusOptions } from './options.js';
 
 async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
-  const { state, alive, healthy } = await probeSandbox(dataDir, io.proc);
-  if (!state || !alive) throw new NotFoundError(`no sandbox runs from ${dataDir}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
+  const probe = await probeSandbox(dataDir, io.proc);
+  const { state, alive, healthy } = probe;
+  if (!state || !alive) {
+    // A damaged state file, or one whose pid is another process now, is left for start, stop or reset to remove.
+    const why = setAsideReason(dataDir, probe);
+    throw new NotFoundError(`no sandbox runs from ${dataDir}${why ? ` (${why})` : ''}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
+  }
   if (!healthy || !state.instanceUrl) {
     const log = sandboxFiles(dataDir).log;
-    throw new NotFoundError(`the sandbox process ${state.pid} of ${dataDir} does not answer; see ${log} or run 'svc sandbox stop'`);
+    throw new NotFoundError(`the sandbox process ${state.pid} of ${dataDir} does not answer; see ${log} or run '${sandboxCommand('stop', dataDir, io.deps.env)}'`);
   }
   const value = {
     running: true,

@@ -1,5 +1,6 @@
 /** `svc sandbox stop`'s typed options. */
 import { str, type CommandInput } from '../../../cli/command.js';
+import { toDataDir } from '../options.js';
 
 export interface SandboxStopOptions {
   /** --data-dir as given; the run resolves the default from the environment. */
@@ -8,6 +9,6 @@ export interface SandboxStopOptions {
 
 /** Flags → SandboxStopOptions. */
 export function toSandboxStopOptions(flags: CommandInput['flags']): SandboxStopOptions {
-  const dataDir = str(flags, 'dataDir');
+  const dataDir = toDataDir(str(flags, 'dataDir'));
   return dataDir !== undefined ? { dataDir } : {};
 }
