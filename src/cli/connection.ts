@@ -146,7 +146,7 @@ function timeoutOf(opts: ConnectionOptions): number {
 export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
   const timeoutMs = timeoutOf(opts);
   const retries = opts.retries === undefined ? 3 : Number(opts.retries);
-  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${opts.retries}'; use a whole number from 0 to 20`);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${shown(String(opts.retries), 40)}'; use a whole number from 0 to 20`);
   const debug = (deps.env.SVC_DEBUG ?? '').split(',');
   const verbose = opts.verbose === true || debug.includes('http');
   return {
@@ -211,7 +211,7 @@ export async function connect(
     });
     const openStore = async (): Promise<CredentialStore> =>
       (token.source === 'keychain' ? await keychainOf(deps) : await plainStoreOf(deps, target)) ?? Promise.reject(new Error('the plain-file store is off for this target'));
-    credential = oauthCredentialFor(deps, target, oauth, client, openStore);
+    credential = oauthCredentialFor(deps, target, oauth, client, openStore, timeoutOf(opts));
     oauthState = credential;
   } else {
     client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { ResolvedToken } from '../auth/chain.js';
 import { parseGrant, serializeGrant, type OAuthGrant } from '../auth/oauth/grant.js';
-import { oauthCredential } from '../auth/oauth/session.js';
+import { LOCK_WAIT_MS, oauthCredential } from '../auth/oauth/session.js';
 import { accountName, type CredentialStore } from '../auth/store.js';
 import type { BearerCredential, HttpClient } from '../http/client.js';
 import type { Deps } from './deps.js';
@@ -43,6 +43,7 @@ export function oauthCredentialFor(
   token: ResolvedToken & { oauth: NonNullable<ResolvedToken['oauth']> },
   http: HttpClient,
   openStore: () => Promise<CredentialStore>,
+  requestTimeoutMs: number,
 ): BearerCredential & { grant(): OAuthGrant } {
   const grant = token.oauth;
   const processes = deps.processes;
@@ -61,6 +62,9 @@ export function oauthCredentialFor(
     },
     clientSecret: async () => deps.env.SVC_CLIENT_SECRET || (await (await opened()).get(accountName(target.key, 'clientsecret'))),
     lockFile: refreshLockFile(deps.configDir, target.key),
+    // Another svc renewing makes up to two requests under its own deadline: with a longer --timeout here, wait longer.
+    lockWaitMs: Math.max(LOCK_WAIT_MS, 2 * requestTimeoutMs + 30_000),
+    ...(deps.stderr.isTTY ? { onLockWait: () => void deps.stderr.write('svc: another svc is renewing this sign-in; waiting for it\n') } : {}),
     ...(hold
       ? {
           critical: <T,>(work: () => Promise<T>): Promise<T> =>

@@ -12,7 +12,10 @@
  *   message says): the holder carries on, it does not crash;
  * - Ctrl-C just after the service renewed the tokens (the old refresh token
  *   is spent) is held back until the new pair is stored; a failed renewal
- *   ends svc at once, not after the HTTP client's whole deadline.
+ *   ends svc at once, not after the HTTP client's whole deadline;
+ * - it is held by a live svc (kept fresh) for longer than it takes to go
+ *   stale: waited for, and the pair that svc stored is used; still held
+ *   after the wait, exit 1 to try again, never advice to remove it.
  *
  * The built svc in processes of its own, and a real sandbox over HTTP.
  */
@@ -21,7 +24,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writ
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { oauthCredential, type GrantStore } from '../../src/auth/oauth/session.js';
+import { LOCK_WAIT_MS, oauthCredential, takeRefreshLock, type GrantStore } from '../../src/auth/oauth/session.js';
+import { SvcError } from '../../src/errors.js';
 import { parseGrant, type OAuthGrant } from '../../src/auth/oauth/grant.js';
 import { PLAIN_FILE_NAME } from '../../src/auth/plain-file.js';
 import { refreshLockFile } from '../../src/cli/oauth-credential.js';
@@ -228,5 +232,85 @@ describe('the refresh lock of a browser sign-in', () => {
     const outcome = await Promise.race([r.closed.then(() => 'exited' as const), stillRunning]);
     r.child.kill('SIGKILL');
     expect(outcome).toBe('exited');
+  });
+
+  /** An in-process credential for an expired grant, sharing `lockFile`; what it keeps, and the HTTP client to close. */
+  function waiter(grant: OAuthGrant, lockFile: string, extra: { lockWaitMs: number; onLockWait?: () => void }) {
+    let kept: OAuthGrant = grant;
+    const store: GrantStore = { read: async () => kept, write: async (g) => void (kept = g) };
+    const http = createHttpClient({ instanceUrl: sandbox.instanceUrl, userAgent: 'svc-test', env: {} });
+    const credential = oauthCredential({
+      http,
+      store,
+      grant,
+      clientSecret: async () => secret(),
+      lockFile,
+      lockStaleMs: 2000,
+      ...extra,
+      now: () => Date.now(),
+      label: 'sb',
+      signIn: 'svc login --web --profile sb',
+    });
+    return { credential, http, kept: () => kept, put: (g: OAuthGrant) => void (kept = g) };
+  }
+
+  // The renewal's lock was waited for a fixed ~22 s, less than the holder's own request may take (--timeout, 30 s by
+  // default), then "remove it" was advised while its holder ran.
+  it('a lock held by a live svc for longer than it takes to go stale is waited for, and the pair that svc stored is used', async () => {
+    const grant = await liveGrant();
+    sandbox.sandbox.hooks.requests.length = 0;
+    const lockFile = refreshLockFile(tempConfigDir(), 'profile:sb');
+    // "Another svc" renewing: it holds the lock, and proper-lockfile keeps it fresh (every 1 s).
+    const release = await takeRefreshLock(lockFile, { staleMs: 2000 });
+    const renewed: OAuthGrant = { ...grant, accessToken: 'n'.repeat(40), refreshToken: 'm'.repeat(40), expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+    let holder: Promise<void> = Promise.resolve();
+    const w = waiter(grant, lockFile, {
+      lockWaitMs: 20_000,
+      // The holder's renewal takes longer than the lock's stale time: it stores its pair, then lets go.
+      onLockWait: () => {
+        holder = new Promise<void>((resolve) => setTimeout(resolve, 3000)).then(async () => {
+          w.put(renewed);
+          await release();
+        });
+      },
+    });
+    try {
+      expect(await w.credential.current()).toBe(renewed.accessToken);
+      await holder;
+    } finally {
+      await w.http.close();
+    }
+    expect(w.kept()).toEqual(renewed);
+    expect(refreshes()).toEqual([]);
+    expect(existsSync(`${lockFile}.lock`)).toBe(false);
+  });
+
+  it('a lock still held by a live svc after the wait is exit 1, to try again: it is not removed, and svc does not say to remove it', async () => {
+    // The default wait covers the holder's request with svc's default deadline (30 s), with room to spare.
+    expect(LOCK_WAIT_MS).toBeGreaterThanOrEqual(60_000);
+    const grant = await liveGrant();
+    sandbox.sandbox.hooks.requests.length = 0;
+    const lockFile = refreshLockFile(tempConfigDir(), 'profile:sb');
+    const release = await takeRefreshLock(lockFile, { staleMs: 2000 });
+    const w = waiter(grant, lockFile, { lockWaitMs: 3000 });
+    const t0 = Date.now();
+    try {
+      const err = await w.credential.current().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(3000);
+      expect(err).toBeInstanceOf(SvcError);
+      expect((err as SvcError).exitCode).toBe(1);
+      expect((err as Error).message).toBe(
+        `another svc is still renewing (or signing out of) this sign-in after 3 s: it holds the lock ${lockFile}.lock and is running; try again once it has finished`,
+      );
+      expect(existsSync(`${lockFile}.lock`)).toBe(true);
+    } finally {
+      await release();
+      await w.http.close();
+    }
+    expect(w.kept()).toEqual(grant);
+    expect(refreshes()).toEqual([]);
   });
 });

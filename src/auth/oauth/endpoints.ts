@@ -8,7 +8,8 @@
  * single-use, and a second try of one whose answer was lost would burn it.
  * An answer is read up to MAX_ANSWER_BYTES: a token, revocation or error
  * answer is a few hundred bytes, and a server that sends megabytes is not
- * given svc's memory.
+ * given svc's memory. A 5xx is the HTTP client's status error (the service
+ * failed; it did not refuse), as for any other request.
  */
 import { SvcError } from '../../errors.js';
 import type { HttpClient, HttpResponse } from '../../http/client.js';
@@ -28,6 +29,18 @@ async function boundedText(res: HttpResponse, what: string): Promise<string> {
     parts.push(chunk);
   }
   return Buffer.concat(parts).toString('utf8');
+}
+
+/** Whether a token endpoint's answer is an RFC 6749 error answer: a JSON object with a string `error`, not empty. */
+function isRefusal(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.hasOwn(v, 'error')) return false;
+    const error = (v as { error: unknown }).error;
+    return typeof error === 'string' && error !== '';
+  } catch {
+    return false;
+  }
 }
 
 export interface OAuthServer {
@@ -68,14 +81,18 @@ export function oauthServer(libs: OAuthLibs, http: HttpClient, clientId: string)
       ...(body ? { form: body } : {}),
       auth: false,
       idempotent: false,
-      // oauth4webapi reads the error answers itself (RFC 6749 JSON).
-      accept: [400, 401, 403, 404, 405, 429, 500, 502, 503],
+      // oauth4webapi reads the refusals itself (RFC 6749 JSON). A 5xx is the service failing, not refusing:
+      // the client's usual status error, with the status and the start of the service's text.
+      accept: [400, 401, 403, 404, 405, 429],
       ...(init.signal ? { signal: init.signal } : {}),
     });
     const text = await boundedText(res, `${init.method === 'POST' ? 'POST' : 'GET'} ${base}${pathname}`);
     const answer = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) answer.set(k, Array.isArray(v) ? v.join(', ') : v);
-    return new Response(res.status === 204 || res.status === 205 ? null : text, { status: res.status, headers: answer });
+    // Some services (GitHub's) refuse a token request with a 200 carrying an RFC 6749 `error`: it is handed on as
+    // the 400 it stands for, so it reads as the service's refusal, in its own words.
+    const status = res.status === 200 && pathname === '/token' && isRefusal(text) ? 400 : res.status;
+    return new Response(status === 204 || status === 205 ? null : text, { status, headers: answer });
   };
   return {
     as,

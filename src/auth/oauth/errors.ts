@@ -1,5 +1,6 @@
 /** What the service's OAuth answers and oauth4webapi's checks mean, as svc errors (one line, no secret). */
 import { AuthError, SvcError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { TokenAnswerError } from './grant.js';
 import type { OAuthLibs } from './libs.js';
 
@@ -15,7 +16,7 @@ const MAX_QUOTED = 300;
  */
 export function quoted(text: string): string {
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
-  return flat.length > MAX_QUOTED ? `${flat.slice(0, MAX_QUOTED)}…` : flat;
+  return shown(flat, MAX_QUOTED);
 }
 
 const codeAndWhy = (error: string, description: string | undefined): string => (description ? `${quoted(error)}: ${quoted(description)}` : quoted(error));

@@ -10,6 +10,9 @@
  * crash is detected by its age), reads the stored grant again once it holds
  * the lock (another process may have refreshed meanwhile: then its tokens are
  * used, and nothing is sent), and stores the new pair before letting go.
+ * A holder that is alive keeps its lock fresh; it is waited for as long as
+ * its request may take (svc's request deadline, with a margin), never told
+ * to be removed.
  *
  * A lock another process took over while this one still held it (this one
  * was suspended, or someone removed the lock directory) is no crash: the
@@ -18,7 +21,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AuthError } from '../../errors.js';
+import { AuthError, SvcError } from '../../errors.js';
 import type { BearerCredential, HttpClient } from '../../http/client.js';
 import { oauthServer } from './endpoints.js';
 import { oauthError, refusal } from './errors.js';
@@ -42,6 +45,10 @@ export interface OAuthSessionInput {
   readonly lockFile: string;
   /** A lock untouched for this long is a crashed holder's (default LOCK_STALE_MS; proper-lockfile takes 2 s at least). */
   readonly lockStaleMs?: number;
+  /** How long a lock another svc holds, and keeps fresh, is waited for (default LOCK_WAIT_MS). */
+  readonly lockWaitMs?: number;
+  /** Told once when another svc holds the lock, before waiting for it. */
+  onLockWait?(): void;
   /**
    * Runs the part of a refresh that must not be cut short: from sending the
    * refresh token (the service then spends it) until the new pair is stored.
@@ -58,30 +65,52 @@ export interface OAuthSessionInput {
 /** Seconds before its expiry that an access token is renewed rather than sent. */
 export const RENEW_BEFORE_SECONDS = 60;
 
-/** A refresh waits this long at most for another process's refresh. */
-const LOCK_RETRIES = { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 };
 /** A lock not touched for this long is a crashed holder's (proper-lockfile renews its own every half of it). */
 export const LOCK_STALE_MS = 10_000;
+/** svc's request deadline (--timeout) when none is given. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * How long a lock held by a live svc (one that keeps it fresh) is waited for: the requests a holder makes
+ * (a renewal one, a logout two) each up to the request deadline, and a margin for storing what it got.
+ */
+export const LOCK_WAIT_MS = 2 * REQUEST_TIMEOUT_MS + 30_000;
+/** The pauses between looks at a held lock: from 10 ms, growing by a fifth, up to half a second. */
+const LOCK_POLL = { minMs: 10, factor: 1.2, maxMs: 500 };
 
 /**
  * Takes the lock that serialises what changes a target's sign-in (a refresh, a logout) across processes,
  * waiting for another holder (`onWait` is told once when it must); resolves to its release.
+ *
+ * A lock its holder keeps fresh is a live svc's: it is waited for up to `waitMs` (default LOCK_WAIT_MS),
+ * and still held after that is exit 1, to try again later (removing it would let two renewals spend the
+ * same refresh token). A crashed holder's lock goes stale and is taken over (proper-lockfile does that).
  */
-export async function takeRefreshLock(lockFile: string, opts: { staleMs?: number; onWait?: () => void } = {}): Promise<() => Promise<void>> {
+export async function takeRefreshLock(lockFile: string, opts: { staleMs?: number; waitMs?: number; onWait?: () => void } = {}): Promise<() => Promise<void>> {
   const libs = await oauthLibs();
   // proper-lockfile's default onCompromised throws from a timer, which would end svc with a stack trace; the work goes on.
-  const options = { realpath: false, stale: opts.staleMs ?? LOCK_STALE_MS, onCompromised: () => undefined };
-  try {
-    mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+  const options = { realpath: false, stale: opts.staleMs ?? LOCK_STALE_MS, onCompromised: () => undefined, retries: 0 };
+  const waitMs = opts.waitMs ?? LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
+  let pause = LOCK_POLL.minMs;
+  for (let first = true; ; first = false) {
     try {
-      return await libs.lockfile.lock(lockFile, { ...options, retries: 0 });
+      if (first) mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+      return await libs.lockfile.lock(lockFile, options);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-      opts.onWait?.();
-      return await libs.lockfile.lock(lockFile, { ...options, retries: LOCK_RETRIES });
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') {
+        throw new AuthError(`could not take the refresh lock ${lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
+      }
     }
-  } catch (err) {
-    throw new AuthError(`could not take the refresh lock ${lockFile}.lock (${(err as Error).message}); if no other svc is running, remove it`);
+    // Held, and fresh (a stale one would have been taken over): another svc is at work.
+    if (first) opts.onWait?.();
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new SvcError(
+        `another svc is still renewing (or signing out of) this sign-in after ${Math.round(waitMs / 1000)} s: it holds the lock ${lockFile}.lock and is running; try again once it has finished`,
+      );
+    }
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    pause = Math.min(pause * LOCK_POLL.factor, LOCK_POLL.maxMs);
   }
 }
 
@@ -95,7 +124,11 @@ export function oauthCredential(input: OAuthSessionInput): BearerCredential & { 
 
   async function refresh(stale: string): Promise<string> {
     const libs = await oauthLibs();
-    const release = await takeRefreshLock(input.lockFile, input.lockStaleMs === undefined ? {} : { staleMs: input.lockStaleMs });
+    const release = await takeRefreshLock(input.lockFile, {
+      ...(input.lockStaleMs === undefined ? {} : { staleMs: input.lockStaleMs }),
+      ...(input.lockWaitMs === undefined ? {} : { waitMs: input.lockWaitMs }),
+      ...(input.onLockWait ? { onWait: () => input.onLockWait?.() } : {}),
+    });
     let released: Promise<void> | undefined;
     const releaseOnce = (): Promise<void> => (released ??= release().catch(() => undefined));
     try {

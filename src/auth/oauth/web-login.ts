@@ -162,6 +162,11 @@ export async function webLogin(input: WebLoginInput): Promise<OAuthGrant> {
         if (refused === TOLD_REFUSALS) input.warn('further answers that do not belong to this sign-in are refused without a word');
         continue;
       }
+      // This sign-in's state but no code: the service (or whatever rewrote the redirect) sent nothing to exchange.
+      if (!params.get('code')) {
+        answer.reply?.(200, 'Sign-in failed', 'The answer had no authorization code, so svc was not signed in. The terminal says what to do.');
+        throw new AuthError(`the browser's answer to this sign-in had no authorization code, so nothing was exchanged; run '${input.signIn}' to try again`);
+      }
       try {
         const grant = await exchange(libs, input, server, params, redirectUri, verifier);
         answer.reply?.(200, 'Signed in', 'svc is signed in. You can close this tab and go back to the terminal.');

@@ -111,6 +111,11 @@ describe('what the token endpoint answers to a renewal', () => {
       4,
       /refused by the service \(invalid_grant: gone svc: signed in as admin \[2J\); sign in again/,
     ],
+    // The service failing is not a malformed answer: the status and the start of its text, as for any request.
+    ['a 503 page', 503, '<html><body>Down for maintenance</body></html>', 1, /^svc: POST \S+\/oauth2\/v1\/token failed with 503: <html><body>Down for maintenance<\/body><\/html>\n$/],
+    ['a 500 with an RFC 6749 server_error', 500, JSON.stringify({ error: 'server_error', error_description: 'database down' }), 1, /^svc: POST \S+\/oauth2\/v1\/token failed with 500: \{"error":"server_error","error_description":"database down"\}\n$/],
+    // GitHub's way: a refusal with 200.
+    ['a 200 carrying an RFC 6749 error', 200, JSON.stringify({ error: 'invalid_grant', error_description: 'code expired\u001b[2J' }), 4, /^svc: renewing the sign-in to sb was refused by the service \(invalid_grant: code expired \[2J\); sign in again with 'svc login --web --profile sb'\n$/],
   ];
 
   it.each(cases)('%s: one line, and the stored grant stays as it was', async (_what, status, body, code, message) => {
@@ -191,6 +196,31 @@ describe('svc login --web against hostile answers on the loopback port', () => {
     await b.done;
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\nsvc: exchanging the code for tokens failed: the service's answer is not valid OAuth 2\.0 \(its access_token is not 1 to 4096 visible ASCII characters\)\n$/);
+    expect(existsSync(join(configDir, PLAIN_FILE_NAME))).toBe(false);
+  });
+
+  it.each([
+    ['a 503 page', 503, '<html><body>Down for maintenance</body></html>', 1, /\nsvc: POST \S+\/oauth2\/v1\/token failed with 503: <html><body>Down for maintenance<\/body><\/html>\n$/],
+    ['a 200 carrying an RFC 6749 error', 200, JSON.stringify({ error: 'invalid_grant', error_description: 'code expired' }), 4, /\nsvc: exchanging the code for tokens was refused by the service \(invalid_grant: code expired\); check the client id and secret, then run 'svc login --web --profile sb' again\n$/],
+  ] as const)('a code exchange answered with %s: one line with the service\'s words, nothing kept', async (_what, status, body, code, message) => {
+    const configDir = await profileDir();
+    sandbox.sandbox.hooks.failNext({ method: 'POST', path: '/oauth2/v1/token', fault: { status, body, headers: { 'content-type': status === 200 ? 'application/json' : 'text/html' } } });
+    const b = opening((url) => signInAsPerson(url.href, demo()));
+    const r = await svc(['login', '--web', '--client-id', 'svc-cli', '--insecure-storage'], { configDir, env: env(), processes: b.processes, keychain: testKeychain() });
+    await b.done;
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(join(configDir, PLAIN_FILE_NAME))).toBe(false);
+  });
+
+  it('an answer with this sign-in’s state but no code: exit 4 in one line, nothing sent to the token endpoint', async () => {
+    const configDir = await profileDir();
+    const b = opening(async (url) => fetch(`${url.searchParams.get('redirect_uri') ?? ''}?state=${url.searchParams.get('state') ?? ''}`));
+    const r = await svc(['login', '--web', '--client-id', 'svc-cli', '--insecure-storage'], { configDir, env: env(), processes: b.processes, keychain: testKeychain() });
+    expect(((await b.done) as Response).status).toBe(200);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/\nsvc: the browser's answer to this sign-in had no authorization code, so nothing was exchanged; run 'svc login --web --profile sb' to try again\n$/);
+    expect(sandbox.sandbox.hooks.requests.filter((q) => q.url.endsWith('/oauth2/v1/token'))).toEqual([]);
     expect(existsSync(join(configDir, PLAIN_FILE_NAME))).toBe(false);
   });
 
