@@ -5,11 +5,11 @@
  * array); with -o ndjson it gets each record in turn. What jq prints is
  * written as `jq -r` writes it: strings raw, one output a line.
  */
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { drained } from './drain.js';
 import { checkJqFormat, type OutputFormat } from './format.js';
 import type { OutStream } from './io.js';
-import { createJqEngine, type JqEngine, type JqLimits } from './jq-engine.js';
+import { createJqEngine, JqRunError, type JqEngine, type JqLimits } from './jq-engine.js';
 import type { Row, View } from './view.js';
 
 export { checkJqExpression, createJqEngine, defaultJqLimits, JQ_MAX_EXPRESSION_BYTES, type JqEngine, type JqLimits } from './jq-engine.js';
@@ -31,15 +31,24 @@ export interface JqSettings {
 const BATCH_ROWS = 1000;
 const BATCH_CHARS = 4 << 20;
 
-async function write(out: OutStream, text: string | undefined): Promise<void> {
-  if (text !== undefined && !out.write(`${text}\n`)) await drained(out);
+/** What jq printed, as it printed it (in pieces: it may be far more than one string holds), ending in a newline. */
+async function write(out: OutStream, output: readonly Uint8Array[]): Promise<void> {
+  for (const chunk of output) if (!out.write(chunk)) await drained(out);
+  const last = output.at(-1);
+  if (last && last[last.length - 1] !== 0x0a && !out.write('\n')) await drained(out);
 }
 
-/** Runs the expression over JSON text and writes what it printed, and what it wrote to stderr. */
+/**
+ * Runs the expression over JSON text and writes what it printed, and what it wrote to stderr. When the run
+ * fails, what `debug` and `stderr` wrote before it is written all the same (before svc's error line), as jq does.
+ */
 async function apply(out: OutStream, json: string, compact: boolean, s: JqSettings, engine: JqEngine): Promise<void> {
-  const r = await engine.run(json, s.expr, { compact, color: s.color ?? false });
+  const r = await engine.run(json, s.expr, { compact, color: s.color ?? false }).catch((err: unknown) => {
+    if (err instanceof JqRunError && err.stderr) s.stderr?.write(err.stderr);
+    throw err;
+  });
   if (r.stderr) s.stderr?.write(r.stderr);
-  await write(out, r.text);
+  await write(out, r.output);
 }
 
 /** With an engine of its own when the settings bring none. */
@@ -106,6 +115,19 @@ async function collect(rows: Iterable<Row> | AsyncIterable<Row>): Promise<Row[]>
   return all;
 }
 
+/**
+ * The records as one JSON array for jq. A string holds at most 2^29 - 24 characters (V8), which is the most
+ * svc can hand jq at once.
+ */
+function recordsJson(rows: Row[]): string {
+  try {
+    return JSON.stringify(rows);
+  } catch (err) {
+    if (!(err instanceof RangeError && /string length/i.test(err.message))) throw err;
+    throw new SvcError('--jq: the records come to more than 512 MB of JSON, the most svc hands jq at once; use -o ndjson (jq gets each record alone), or fewer records or fields (--filter, --fields)');
+  }
+}
+
 /** The JSON of a text view, which --print-request and --explain write; a UsageError for prose. */
 function textJson(text: string): string {
   try {
@@ -127,7 +149,7 @@ export async function writeJqView(out: OutStream, view: View, format: OutputForm
     if (view.kind === 'text') return apply(out, textJson(view.text), compact, s, engine);
     if (view.kind === 'object') return apply(out, jsonText(view.value), compact, s, engine);
     if (compact) return applyEach(out, view.rows, s, engine);
-    return apply(out, JSON.stringify(await collect(view.rows)), false, s, engine);
+    return apply(out, recordsJson(await collect(view.rows)), false, s, engine);
   });
 }
 

@@ -261,3 +261,109 @@ describe('views through --jq', () => {
     expect(out.text).toBe('6\n');
   });
 });
+
+describe('output past what one array or string holds, and the output limits', () => {
+  /** A stream that counts what reaches it and keeps its start and end. */
+  class Counter extends Capture {
+    bytes = 0;
+    head = '';
+    tail = '';
+    override write(chunk: string | Uint8Array): boolean {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+      this.bytes += text.length;
+      if (this.head.length < 10) this.head += text.slice(0, 10);
+      this.tail = (this.tail + text).slice(-10);
+      return true;
+    }
+  }
+
+  it('prints output past the ~113 MB an array of bytes could hold (jq-web collected it so, and V8 aborted svc)', async () => {
+    const out = new Counter(false);
+    await writeJq(out, null, { expr: '"x" * 120000000', engine: engine({ timeoutMs: 120_000 }) });
+    expect(out.bytes).toBe(120_000_001);
+    expect(out.head).toBe('xxxxxxxxxx');
+    expect(out.tail).toBe('xxxxxxxxx\n');
+  }, 180_000);
+
+  it('stops jq past the output limit: exit 1, one line naming the limit and the fix, nothing written', async () => {
+    const e = engine({ outputMb: 1 });
+    for (const expr of ['"x" * 2000000', 'repeat(1)', 'range(1e7)']) {
+      const out = new Capture(false);
+      const started = Date.now();
+      const err = await failure(writeJq(out, null, { expr, engine: e }));
+      expect(err.exitCode, expr).toBe(1);
+      expect(err.message, expr).toBe(
+        "--jq: jq's output passed 1 MB, the most svc holds for one run, and jq was stopped; print less (select in the expression, or --filter, --fields), or use -o ndjson",
+      );
+      expect(out.text, expr).toBe('');
+      expect(Date.now() - started, expr).toBeLessThan(10_000);
+    }
+    // Output up to the limit is whole, and the engine works after a stopped run.
+    const out = new Capture(false);
+    await writeJq(out, null, { expr: '"x" * 1048575', engine: e });
+    expect(out.text).toBe(`${'x'.repeat(1_048_575)}\n`);
+  }, 60_000);
+
+  it('-o json: records past the longest string V8 holds (512 MB of JSON) are exit 1 naming the limit and -o ndjson', async () => {
+    const big = 'x'.repeat(1_000_000);
+    const rows: Row[] = Array.from({ length: 600 }, (_, i) => ({ ID: i, d: big }));
+    const err = await failure(writeJqView(new Capture(false), { kind: 'records', columns: [], rows }, 'json', { expr: 'length', engine: shared }));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe(
+      '--jq: the records come to more than 512 MB of JSON, the most svc hands jq at once; use -o ndjson (jq gets each record alone), or fewer records or fields (--filter, --fields)',
+    );
+  });
+
+  it('stops jq past the limit on what debug and stderr write', async () => {
+    const err = await failure(writeJq(new Capture(false), null, { expr: 'range(1e7) | debug | empty', engine: engine({ stderrMb: 1 }) }));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe('--jq: what debug and stderr wrote passed 1 MB, the most svc reads, and jq was stopped; debug less');
+  }, 60_000);
+});
+
+describe('debug and stderr when the run fails', () => {
+  it('what debug wrote before a runtime error reaches stderr, before the error', async () => {
+    const stderr = new Capture(false);
+    const out = new Capture(false);
+    const err = await failure(writeJq(out, { count: 1 }, { expr: '.count | debug | error("boom")', engine: shared, stderr }));
+    expect(err.message).toBe('--jq: boom');
+    expect(stderr.text).toBe('["DEBUG:",1]\n');
+    expect(out.text).toBe('');
+  });
+
+  it('-o ndjson: debug lines of the records after a failing one stay debug lines, not part of the message', async () => {
+    const stderr = new Capture(false);
+    const rows: Row[] = [{ ID: 1 }, { ID: 2 }, { ID: 3 }];
+    const err = await failure(
+      writeJqView(new Capture(false), { kind: 'records', columns: [], rows }, 'ndjson', { expr: '.ID | debug | if . == 2 then error("a\\nb") else . end', engine: shared, stderr }),
+    );
+    expect(err.message).toBe('--jq: a b');
+    expect(stderr.text).toBe('["DEBUG:",1]\n["DEBUG:",2]\n["DEBUG:",3]\n');
+  });
+
+  it('halt_error: its text is the message, debug lines are written before it', async () => {
+    const stderr = new Capture(false);
+    const err = await failure(writeJq(new Capture(false), 5, { expr: 'debug | "stop" | halt_error(1)', engine: shared, stderr }));
+    expect(err.message).toBe('--jq: stop');
+    expect(stderr.text).toBe('["DEBUG:",5]\n');
+  });
+
+  it('what stderr wrote without a newline stays apart from the error after it', async () => {
+    const stderr = new Capture(false);
+    const err = await failure(writeJq(new Capture(false), null, { expr: '"x" | stderr | error("boom")', engine: shared, stderr }));
+    expect(err.message).toBe('--jq: boom');
+    expect(stderr.text).toBe('x\n');
+  });
+
+  it('halt_error(3) is a runtime error with its message, not taken for a compile error (also exit status 3)', async () => {
+    const err = await failure(jq({}, '{a: 1} | halt_error(3)'));
+    expect(err).not.toBeInstanceOf(UsageError);
+    expect(err.message).toBe('--jq: {"a":1}');
+  });
+
+  it('a message quoting record data drops bidi embeddings, overrides and isolates as well as control characters', async () => {
+    const err = await failure(jq({ d: 'total \u202e0001 EUR\u202c due \u2066x\u2069 \u009b2J' }, '.d | tonumber'));
+    expect(err.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(err.message).toMatch(/^--jq: .*total +0001 EUR +due +x +2J/);
+  });
+});
