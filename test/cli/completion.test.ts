@@ -54,6 +54,14 @@ describe('shell completion', () => {
     expect(bashComplete(['svc', '-o', 'json', 'accounts', 'de'])).toEqual(['describe', 'delete']);
     expect(bashComplete(['svc', 'describe', '--ou'])).toEqual(['--output']);
   });
+
+  it('offers nothing for the free value of an option (--filter, --profile) in bash', () => {
+    expect(bashComplete(['svc', 'accounts', 'query', '--filter', ''])).toEqual([]);
+    expect(bashComplete(['svc', '--profile', ''])).toEqual([]);
+    expect(bashComplete(['svc', 'describe', '--jq', 'acc'])).toEqual([]);
+    expect(bashComplete(['svc', '--profile', 'p', 'acc'])).toEqual(['accounts']);
+    expect(bashComplete(['svc', 'accounts', 'query', '--fields', '--fil'])).toEqual(['--filter', '--filter-json', '--filter-file']);
+  });
 });
 
 describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not installed, outside CI)', () => {
@@ -70,6 +78,33 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
     expect(fishComplete('svc describe accounts.ty')).toEqual(['accounts.type']);
     expect(fishComplete('svc --no')).toEqual(['--no-color', '--no-header', '--no-pager']);
   });
+
+  it('completes by the whole command path, as bash does', () => {
+    const lines = [
+      'svc users describe ',
+      'svc users describe cur',
+      'svc accounts describe cur',
+      'svc accounts ',
+      'svc -o json accounts de',
+      'svc --profile p users ',
+      'svc accounts query ',
+      'svc accounts get ',
+      'svc accounts query --fi',
+      'svc accounts query --filter ',
+      'svc accounts query --filter x --li',
+      'svc auth ',
+      'svc auth login --us',
+      'svc help ',
+      'svc --profile ',
+      'svc ',
+    ];
+    for (const line of lines) {
+      const words = line.split(' ');
+      expect(fishComplete(line).sort(), line).toEqual(bashComplete(words).sort());
+    }
+    expect(fishComplete('svc accounts query --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
+    expect(fishComplete('svc auth login --us')).toEqual(['--user']);
+  });
 });
 
 describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not installed, outside CI)', () => {
@@ -81,5 +116,34 @@ describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not insta
     expect(zsh.startsWith('#compdef svc\n')).toBe(true);
     expect(zsh).toContain('bashcompinit');
     expect(zsh.endsWith(bash.split('\n').slice(2).join('\n'))).toBe(true);
+  });
+
+  it('completes as bash does when zsh runs it through bashcompinit', () => {
+    // _bash_complete as a zsh completion widget calls it; compadd, which only a widget has, prints what it is given.
+    const script = [
+      'compdef() { :; }',
+      'source completions/_svc',
+      'compadd() { local x; for x in "${@[${@[(i)-]}+1,-1]}"; do [[ $x == ${words[CURRENT]}* ]] && print -r -- $x; done; return 0 }',
+      'words=("$@"); CURRENT=$#',
+      '_bash_complete -F _svc',
+    ].join('\n');
+    const zshComplete = (words: string[]): string[] => {
+      const r = spawnSync('zsh', ['-f', '-c', script, 'zsh', ...words], { cwd: root, encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    for (const words of [
+      ['svc', 'users', 'describe', ''],
+      ['svc', 'users', 'describe', 'cur'],
+      ['svc', 'accounts', 'describe', 'cur'],
+      ['svc', 'accounts', 'query', ''],
+      ['svc', 'accounts', 'query', '--fi'],
+      ['svc', 'accounts', 'query', '--filter', ''],
+      ['svc', '-o', ''],
+      ['svc', 'describe', 'accounts.ty'],
+    ]) {
+      expect(zshComplete(words), words.join(' ')).toEqual(bashComplete(words));
+    }
+    expect(zshComplete(['svc', 'users', 'describe', 'e'])).toEqual(['email', 'expdate']);
   });
 });
