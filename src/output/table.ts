@@ -1,5 +1,7 @@
 import { Chalk } from 'chalk';
 import { cellText } from './cells.js';
+import { drained } from './drain.js';
+import type { OutStream } from './io.js';
 import type { Column, Row } from './view.js';
 import { displayWidth, padToWidth, truncateToWidth } from './width.js';
 import { ACTING } from '../util/shown.js';
@@ -40,13 +42,17 @@ export function fitWidths(natural: readonly number[], width: number | undefined)
 }
 
 /**
- * Renders rows as a borderless, kubectl-style table: an upper-case header
- * (bold when colour is on), columns two spaces apart, cells cut with … to fit
- * the terminal. Linear in the number of cells (see bench/table.mjs).
+ * The lines of a borderless, kubectl-style table, one at a time (each ending
+ * in a line break): an upper-case header (bold when colour is on), columns two
+ * spaces apart, cells cut with … to fit the terminal. Headers and cells alike
+ * are one line with nothing that acts on the terminal (`flat`). Without a
+ * width (a pipe or a file) nothing is cut, as kubectl does; lines come one by
+ * one, so no string ever holds more than one line. Linear in the number of
+ * cells (see bench/table.mjs).
  */
-export function renderTable(columns: readonly Column[], rows: readonly Row[], opts: TableOptions): string {
+export function* tableLines(columns: readonly Column[], rows: readonly Row[], opts: TableOptions): Generator<string> {
   const chalk = new Chalk({ level: opts.color ? 1 : 0 });
-  const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
+  const headers = columns.map((c) => flat((c.header ?? c.key).toUpperCase()));
   const cells = rows.map((r) => columns.map((c) => flat(cellText(r, c))));
   const natural = headers.map((h, i) => {
     let w = displayWidth(h);
@@ -54,19 +60,34 @@ export function renderTable(columns: readonly Column[], rows: readonly Row[], op
     return w;
   });
   const widths = fitWidths(natural, opts.width);
-  const line = (values: readonly string[], style: (s: string) => string): string =>
-    values
-      .map((v, i) => {
-        const w = widths[i] ?? 0;
-        const cut = truncateToWidth(v, w);
-        // Style the words only; the last column is not padded (no trailing blanks).
-        return i === values.length - 1 ? style(cut) : style(cut) + padToWidth('', w - displayWidth(cut));
-      })
-      .join(GAP)
-      .trimEnd();
-  const out = opts.header === false ? [] : [line(headers, (s) => chalk.bold(s))];
-  for (const row of cells) out.push(line(row, (s) => s));
-  return out.length ? `${out.join('\n')}\n` : '';
+  const line = (values: readonly string[], style: (s: string) => string): string => {
+    // Trailing blanks are left off: the last column is not padded, nor are empty cells at the end.
+    let last = values.length - 1;
+    while (last > 0 && (values[last] ?? '') === '') last--;
+    let text = '';
+    for (let i = 0; i <= last; i++) {
+      const w = widths[i] ?? 0;
+      const cut = truncateToWidth(values[i] ?? '', w);
+      if (i > 0) text += GAP;
+      // Style the words only.
+      text += i === last ? style(cut) : style(cut) + padToWidth('', w - displayWidth(cut));
+    }
+    return `${text.trimEnd()}\n`;
+  };
+  if (opts.header !== false) yield line(headers, (s) => chalk.bold(s));
+  for (const row of cells) yield line(row, (s) => s);
+}
+
+/** The whole table as one string (short tables: details views, tests, the bench). */
+export function renderTable(columns: readonly Column[], rows: readonly Row[], opts: TableOptions): string {
+  let text = '';
+  for (const l of tableLines(columns, rows, opts)) text += l;
+  return text;
+}
+
+/** Writes the table line by line, waiting for a full pipe to drain: a table of any width never becomes one string. */
+export async function writeTable(out: OutStream, columns: readonly Column[], rows: readonly Row[], opts: TableOptions): Promise<void> {
+  for (const l of tableLines(columns, rows, opts)) if (!out.write(l)) await drained(out);
 }
 
 /** Renders label/value pairs as aligned "Label:  value" lines. */

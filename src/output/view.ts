@@ -23,8 +23,9 @@ export interface RecordsView {
 
 /**
  * One object. As json/ndjson it is `value`; as a table it is `details` (label
- * and text pairs) followed by an optional table; as csv it is that table's rows,
- * or the details as two columns.
+ * and text pairs) followed by an optional table; as csv and tsv it is that
+ * table's rows, or `value`'s members as two columns (field, value: the values
+ * as JSON has them, not the details' text).
  */
 export interface ObjectView {
   readonly kind: 'object';

@@ -1,8 +1,7 @@
 import type { OutStream } from './io.js';
 import type { OutputFormat } from './format.js';
 import type { JqSettings } from './jq.js';
-import { writeJsonRows, writeJsonValue, writeNdjsonRows } from './json.js';
-import { jsonText } from './json-text.js';
+import { jsonLine, writeJsonRows, writeJsonValue, writeNdjsonRows } from './json.js';
 import type { Pager } from './pager.js';
 import type { ObjectView, RecordsView, Row, View } from './view.js';
 
@@ -38,10 +37,15 @@ async function writeRecords(out: OutStream, view: RecordsView, opts: WriteOption
       return (opts.format === 'csv' ? writeCsvRows : writeTsvRows)(out, view.columns, view.rows, opts);
     }
     case 'table': {
-      const { renderTable } = await import('./table.js');
-      out.write(renderTable(view.columns, await collect(view.rows), { color: opts.color, width: out.columns, header: opts.header }));
+      const { writeTable } = await import('./table.js');
+      return writeTable(out, view.columns, await collect(view.rows), { color: opts.color, width: out.columns, header: opts.header });
     }
   }
+}
+
+/** A plain object's members (not an array, not null). */
+function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions): Promise<void> {
@@ -49,23 +53,26 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
     case 'json':
       return writeJsonValue(out, view.value);
     case 'ndjson':
-      out.write(`${jsonText(view.value)}\n`);
+      out.write(`${jsonLine(out)(view.value)}\n`);
       return;
     case 'csv':
     case 'tsv': {
       const { writeCsvRows, writeTsvRows } = await import('./csv.js');
       const write = opts.format === 'csv' ? writeCsvRows : writeTsvRows;
       if (view.table) return write(out, view.table.columns, view.table.rows, opts);
-      const rows = view.details.map(([field, value]) => ({ field, value }));
+      // The values themselves, as JSON gives them (numbers, not the table's names and local dates); labelled text only for a value that is no object.
+      const rows = isPlainObject(view.value)
+        ? Object.entries(view.value).map(([field, value]) => ({ field, value }))
+        : view.details.map(([field, value]) => ({ field, value }));
       return write(out, [{ key: 'field' }, { key: 'value' }], rows, opts);
     }
     case 'table': {
-      const { renderDetails, renderTable } = await import('./table.js');
+      const { renderDetails, writeTable } = await import('./table.js');
       const style = { color: opts.color, width: out.columns };
       out.write(renderDetails(view.details, style));
       if (view.table) {
         out.write(`\n${view.table.title}:\n`);
-        out.write(renderTable(view.table.columns, view.table.rows, style));
+        return writeTable(out, view.table.columns, view.table.rows, style);
       }
     }
   }

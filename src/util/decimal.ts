@@ -77,14 +77,18 @@ export function formatDecimal(d: Decimal): string {
 
 /**
  * The decimal as a JSON value: a number when that number's own text is
- * exactly the decimal ("132", "0.3": a reader gets what was summed), else the
- * decimal text as a string (more digits than a double holds, or an integer
- * beyond 2^53), so JSON output never rounds silently.
+ * exactly the decimal by value ("132", "0.3", "1.5e-7" for 0.00000015,
+ * "1e+21" for 10^21: a reader gets what was summed), else the decimal text as
+ * a string (more digits than a double holds, or an integer beyond 2^53), so
+ * JSON output never rounds silently.
  */
 export function toJsonDecimal(d: Decimal): number | string {
   const text = formatDecimal(d);
   const n = Number(text);
-  return String(n) === text ? n : text;
+  if (!Number.isFinite(n)) return text;
+  const back = parseDecimal(n);
+  const exact = normalize(d);
+  return back !== undefined && back.units === exact.units && back.scale === exact.scale ? n : text;
 }
 
 /**

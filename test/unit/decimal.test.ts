@@ -54,4 +54,16 @@ describe('decimal', () => {
     expect(toJsonDecimal(d('9007199254740993'))).toBe('9007199254740993');
     expect(toJsonDecimal(d('0.12345678901234567890'))).toBe('0.1234567890123456789');
   });
+
+  it('compares by value, not by text: a number whose shortest text ("1.5e-7", "1e+21") is the exact total is a number', () => {
+    expect(toJsonDecimal(d('0.00000015'))).toBe(1.5e-7);
+    expect(toJsonDecimal(d(1.5e-7))).toBe(1.5e-7);
+    expect(toJsonDecimal(d('1000000000000000000000'))).toBe(1e21);
+    expect(toJsonDecimal(d('-1e-300'))).toBe(-1e-300);
+    expect(toJsonDecimal(d('1000000000000000000001'))).toBe('1000000000000000000001');
+    expect(toJsonDecimal(d('0.000000150000000000000001'))).toBe('0.000000150000000000000001');
+    // Past binary64: the exact text, never Infinity or 0.
+    expect(toJsonDecimal(d(`1${'0'.repeat(309)}`))).toBe(`1${'0'.repeat(309)}`);
+    expect(toJsonDecimal(d('1e-400'))).toBe(`0.${'0'.repeat(399)}1`);
+  });
 });
