@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 import type { CommandSpec } from './command.js';
 import { helpTopics } from './help-topics.js';
@@ -66,7 +67,7 @@ export function cliCommands(program: () => CommandTree): CommandSpec<{ words: st
           const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
           if (!next) {
             const candidates = [...cmd.commands.map((c) => c.name()), ...(cmd === root ? Object.keys(helpTopics) : [])];
-            throw new UsageError(`no help for '${words.join(' ')}'${didYouMean(word, candidates)} (run 'svc --help')`);
+            throw new UsageError(`no help for '${shown(words.join(' '), 80)}'${didYouMean(word, candidates)} (run 'svc --help')`);
           }
           populate(next);
           cmd = next;

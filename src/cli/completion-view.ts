@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { renderCompletion, shells, type CompletionHints, type Shell } from '../gen/completions.js';
 import { outputFormats } from '../output/format.js';
 import type { TextView } from '../output/view.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 import { helpTopics } from './help-topics.js';
 
@@ -27,7 +28,7 @@ export function completionHints(program: Command): CompletionHints {
 export function completionView(program: Command, shell: string): TextView {
   const found = shells.find((s) => s === shell);
   if (!found) {
-    throw new UsageError(`unknown shell '${shell}'${didYouMean(shell, shells)} (choose ${shells.join(', ')})`);
+    throw new UsageError(`unknown shell '${shown(shell, 40)}'${didYouMean(shell, shells)} (choose ${shells.join(', ')})`);
   }
   return { kind: 'text', text: renderCompletion(found as Shell, program, completionHints(program)) };
 }

@@ -5,11 +5,12 @@
  * completion needs it): their verbs are added by a preSubcommand hook, so
  * commander alone parses the command line, combined short flags included.
  */
-import { Command, Help, Option } from 'commander';
+import { Command, CommanderError, Help, Option, type HelpContext } from 'commander';
 import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
 import { commands } from '../commands/index.js';
 import { allows, recordVerbs } from '../commands/records/verbs.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './command.js';
@@ -19,10 +20,38 @@ import type { Deps } from './deps.js';
 import { FullBuildNeeded, isHelpBuild } from './help-build.js';
 import { firstCommandWord, globalOptionSpecs, toGlobals } from './globals.js';
 
-/** Commander's Command, tagging its usage errors with the command path for the hint. */
+/**
+ * Commander's Command, tagging its usage errors with the command path for the
+ * hint; a group's `help [command]` is help asked for (exit 0), and a verb typed
+ * before its family (`svc count items`) is named as such.
+ */
 class SvcCommand extends Command {
   override createCommand(name?: string): SvcCommand {
     return new SvcCommand(name);
+  }
+
+  /**
+   * Commander calls help() for a group's `help` command (asked for: stdout, exit 0, as `svc help <group>`),
+   * and help({ error: true }) for a group run without a verb (args empty: the help on stderr, a usage
+   * error) or for `help WORD` naming no command of the group, which is one line here.
+   */
+  override help(context?: HelpContext | ((str: string) => string)): never {
+    if (typeof context === 'object' && context.error) {
+      const word = this.args[0] === 'help' ? this.args[1] : undefined;
+      if (word === undefined) return super.help(context);
+      const path = commandPath(this);
+      throw new UsageError(`no help for '${shown(word, 80)}' in '${path}'${didYouMean(word, this.commands.map((c) => c.name()))} (run '${path} --help')`);
+    }
+    this.outputHelp();
+    throw new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)');
+  }
+
+  /** Commander's own (untyped) hook for a word that names no subcommand. */
+  unknownCommand(): never {
+    const [word = '', next] = this.args;
+    const refusal = this.parent === null ? verbFirst(word, next) : undefined;
+    if (refusal) throw refusal;
+    return (Command.prototype as unknown as { unknownCommand(this: Command): never }).unknownCommand.call(this);
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
@@ -33,6 +62,21 @@ class SvcCommand extends Command {
       throw err;
     }
   }
+}
+
+/**
+ * `svc count items`: a verb of the record families (or its alias, such as list) given before the family,
+ * pointed at `svc items count`; undefined when the word is no verb.
+ */
+function verbFirst(word: string, next: string | undefined): UsageError | undefined {
+  const family = next === undefined ? undefined : findFamily(next);
+  const named = (v: (typeof recordVerbs)[number]): boolean => v.name === word || (family !== undefined && allows(v, family) && (v.spec(family).aliases ?? []).includes(word));
+  const verb = recordVerbs.find(named);
+  if (!verb) return undefined;
+  const lead = `unknown command '${word}': the family comes first, then the verb`;
+  if (!family) return new UsageError(`${lead}: svc <family> ${word} (run 'svc resources' for the families)`);
+  if (!allows(verb, family)) return new UsageError(`${lead}, and ${family.name} has no ${verb.name} (run 'svc ${family.name} --help')`);
+  return new UsageError(`${lead}: svc ${family.name} ${word} (run 'svc ${family.name} --help')`);
 }
 
 /** "svc accounts describe" for a subcommand. */
@@ -100,7 +144,7 @@ function sharedWith(cmd: Command, family: ResourceFamily): Command {
     const word = action === self ? self.args[0] : undefined;
     if (word === undefined) return;
     const path = commandPath(self);
-    throw new UsageError(`unknown command '${word}' for '${path}'${didYouMean(word, self.commands.map((c) => c.name()))} (run '${path} --help')`);
+    throw new UsageError(`unknown command '${shown(word, 80)}' for '${path}'${didYouMean(word, self.commands.map((c) => c.name()))} (run '${path} --help')`);
   });
   return cmd;
 }

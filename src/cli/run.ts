@@ -1,5 +1,6 @@
 import type { CommanderError } from 'commander';
 import { ExitCode, SvcError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
 import { isFullBuildNeeded, NEEDS_FULL_BUILD } from './help-build.js';
@@ -18,9 +19,9 @@ export function reshapeCommanderMessage(err: CommanderError): string {
   const message = err.message
     .replace(/^error: /, '')
     .replace(/\n?\(Did you mean (?:one of )?([^)]*)\?\)/, (_m, s: string) => (optionLike ? '' : `; did you mean '${s.split(', ')[0]}'?`))
-    .replace(/\s*\n\s*/g, ' ')
     .trim();
-  return `${message} (run '${path} --help')`;
+  // The rest of a line break is in the word given (`svc $'x\ny'`), shown as every outside text is.
+  return `${shown(message, 400)} (run '${path} --help')`;
 }
 
 function report(deps: Deps, message: string): void {
@@ -51,7 +52,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     if (isFullBuildNeeded(err)) return NEEDS_FULL_BUILD;
     if (isCommanderError(err)) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
-      // A group run without a verb: commander has printed its help on stderr.
+      // A group run without a verb: commander has printed its help on stderr (help asked for is helpDisplayed, program.ts).
       if (err.code === 'commander.help') return ExitCode.usage;
       report(deps, reshapeCommanderMessage(err));
       return ExitCode.usage;

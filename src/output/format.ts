@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 
 export const outputFormats = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
@@ -13,8 +14,9 @@ export function resolveFormat(requested: string | undefined, isTTY: boolean): Ou
     const parquet = requested.toLowerCase() === 'parquet' ? "; for a Parquet file: svc <family> export --format parquet --output FILE.parquet" : '';
     // A plain word that is no format's near miss may be a file export was meant to write (`--output accounts`).
     const near = didYouMean(requested, outputFormats);
-    const file = near || parquet ? '' : `; for export, a file of that name: --output-file ${requested}`;
-    throw new UsageError(`unknown output format '${requested}'${near} (choose ${outputFormats.join(', ')}${file})${parquet}`);
+    const named = shown(requested, 80);
+    const file = near || parquet || named !== requested ? '' : `; for export, a file of that name: --output-file ${requested}`;
+    throw new UsageError(`unknown output format '${named}'${near} (choose ${outputFormats.join(', ')}${file})${parquet}`);
   }
   return found;
 }

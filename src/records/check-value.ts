@@ -4,6 +4,7 @@
  * kind. Pure; returns the problem as one line, or undefined.
  */
 import { isComposite, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
+import { shown } from '../util/shown.js';
 
 const INT_RANGE: Record<string, readonly [number, number]> = {
   int16: [-32768, 32767],
@@ -19,7 +20,7 @@ function show(v: unknown): string {
     // Nested deeper than JSON.stringify's stack allows.
     text = 'a deeply nested value';
   }
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return shown(text, 40);
 }
 
 function enumList(field: ResourceField): string {

@@ -6,6 +6,7 @@
  */
 import { enumValueOf, findField, type ResourceFamily, type ResourceField } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { parseIsoToUnix } from './timestamp.js';
 
 /** A record body as sent: field names (and pseudo fields) to JSON values. */
@@ -36,7 +37,7 @@ export function setOwn(body: RecordBody, key: string, value: unknown): void {
 export function parseAssignment(arg: string): Assignment {
   const at = arg.indexOf('=');
   if (at <= 0 || (at === 1 && arg[0] === ':')) {
-    throw new UsageError(`cannot read '${arg}' as a field value; write field=value, or field:=<json> for a raw JSON value`);
+    throw new UsageError(`cannot read '${shown(arg, 80)}' as a field value; write field=value, or field:=<json> for a raw JSON value`);
   }
   const raw = arg[at - 1] === ':';
   return { key: arg.slice(0, raw ? at - 1 : at), raw, text: arg.slice(at + 1) };
@@ -46,7 +47,7 @@ function parseJson(key: string, text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new UsageError(`'${key}:=' takes a JSON value, not '${text}'; quote strings as in ${key}:='"text"', or use ${key}=text`);
+    throw new UsageError(`'${shown(key, 80)}:=' takes a JSON value, not '${shown(text, 40)}'; quote strings as in ${shown(key, 80)}:='"text"', or use ${shown(key, 80)}=text`);
   }
 }
 
@@ -55,7 +56,7 @@ function enumText(family: ResourceFamily, field: ResourceField, text: string): n
   if (named !== undefined) return named;
   if (INTEGER.test(text)) return Number(text);
   const names = (field.enum ?? []).map((e) => e.name ?? String(e.value)).join(', ');
-  throw new UsageError(`unknown value '${text}' for ${family.name}.${field.name}; use one of ${names}`);
+  throw new UsageError(`unknown value '${shown(text, 40)}' for ${family.name}.${field.name}; use one of ${names}`);
 }
 
 function integerText(family: ResourceFamily, field: ResourceField, text: string, zone: string): number {
@@ -64,9 +65,9 @@ function integerText(family: ResourceFamily, field: ResourceField, text: string,
   if (field.timestamp) {
     const seconds = parseIsoToUnix(text, zone);
     if (seconds !== undefined) return seconds;
-    throw new UsageError(`${family.name}.${field.name} takes a date (2026-05-01), a date-time (2026-05-01T09:30) or Unix seconds, not '${text}'`);
+    throw new UsageError(`${family.name}.${field.name} takes a date (2026-05-01), a date-time (2026-05-01T09:30) or Unix seconds, not '${shown(text, 40)}'`);
   }
-  throw new UsageError(`${family.name}.${field.name} takes a whole number, not '${text}'`);
+  throw new UsageError(`${family.name}.${field.name} takes a whole number, not '${shown(text, 40)}'`);
 }
 
 function compositeText(family: ResourceFamily, field: ResourceField, text: string): string {
@@ -96,12 +97,12 @@ export function convertText(family: ResourceFamily, field: ResourceField, text: 
       return integerText(family, field, text, zone);
     case 'double':
       if (NUMBER.test(text)) return Number(text);
-      throw new UsageError(`${family.name}.${field.name} takes a number such as 12.5, not '${text}'`);
+      throw new UsageError(`${family.name}.${field.name} takes a number such as 12.5, not '${shown(text, 40)}'`);
     case 'flag': {
       const v = text.toLowerCase();
       if (v === '1' || v === 'true') return 1;
       if (v === '0' || v === 'false') return 0;
-      throw new UsageError(`${family.name}.${field.name} is a flag; use 0, 1, true or false, not '${text}'`);
+      throw new UsageError(`${family.name}.${field.name} is a flag; use 0, 1, true or false, not '${shown(text, 40)}'`);
     }
     default:
       return compositeText(family, field, text);

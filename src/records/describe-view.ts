@@ -56,7 +56,7 @@ export function resolvePath(path: string): { family: ResourceFamily; field?: Res
   for (const [i, part] of rest.entries()) {
     if (field) {
       if (!field.ref?.isFamily) {
-        throw new UsageError(`field '${via.join('.')}' on ${family.name} references no resource, so '${part}' cannot follow it`);
+        throw new UsageError(`field '${field.name}' on ${family.name} references no resource, so '${shown(part, 80)}' cannot follow it`);
       }
       family = requireFamily(field.ref.family);
     }

@@ -7,6 +7,7 @@
  */
 import type { ResourceFamily } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 
 /** The paths through a reference among the selected fields' paths and the filter's keys, in order, once each. */
 export function referencePaths(paths: readonly string[], filter: unknown): string[] {
@@ -33,9 +34,9 @@ export function refuseReferencePaths(family: ResourceFamily, verb: 'sync' | 'wat
   const found = referencePaths(paths, filter);
   const first = found[0];
   if (first === undefined) return;
-  const other = first.split('.')[0] ?? first;
+  const other = shown(first.split('.')[0] ?? first, 80);
   const fix = remembered ? `rebuild the copy without it (--reset with other --fields or --filter)` : `leave it out of --fields and --filter`;
   throw new UsageError(
-    `${family.name} ${verb} cannot follow '${first}': a change to the record '${other}' refers to does not change this record's lastmodified, so it would never be seen; ${fix}, and ${verb} the family '${other}' refers to as well`,
+    `${family.name} ${verb} cannot follow '${shown(first, 80)}': a change to the record '${other}' refers to does not change this record's lastmodified, so it would never be seen; ${fix}, and ${verb} the family '${other}' refers to as well`,
   );
 }

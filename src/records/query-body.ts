@@ -18,15 +18,15 @@ export interface Selected {
 export function checkPath(family: ResourceFamily, path: string): void {
   const [head = '', ...rest] = path.split('.');
   if (head === 'extdata') {
-    if (rest.length !== 1 || !rest[0]) throw new UsageError(`'${path}' needs one extension field name: extdata.NAME`);
+    if (rest.length !== 1 || !rest[0]) throw new UsageError(`'${shown(path, 80)}' needs one extension field name: extdata.NAME`);
     return;
   }
   const field = findField(family, head);
-  if (!field) throw new UsageError(`unknown field '${head}' on ${family.name}${didYouMean(head, family.fields.map((f) => f.name))} (run 'svc describe ${family.name}')`);
+  if (!field) throw new UsageError(`unknown field '${shown(head, 80)}' on ${family.name}${didYouMean(head, family.fields.map((f) => f.name))} (run 'svc describe ${family.name}')`);
   if (rest.length === 0) return;
   const target = field.ref?.isFamily ? field.ref.family : undefined;
   if (!target || rest.length !== 1) {
-    throw new UsageError(`'${path}' is not a path: only a reference field can be followed, one step (e.g. contact.city)`);
+    throw new UsageError(`'${shown(path, 80)}' is not a path: only a reference field can be followed, one step (e.g. contact.city)`);
   }
 }
 
@@ -45,7 +45,7 @@ export function parseFields(family: ResourceFamily, text: string, follow: (famil
     if (tail && head !== 'extdata' && ref) {
       const next = follow(ref.family);
       if (next && !findField(next, tail)) {
-        throw new UsageError(`unknown field '${tail}' on ${next.name} in '${path}'${didYouMean(tail, suggestField(next, tail))}`);
+        throw new UsageError(`unknown field '${shown(tail, 80)}' on ${next.name} in '${shown(path, 80)}'${didYouMean(tail, suggestField(next, tail))}`);
       }
     }
     return { name, path };
@@ -77,7 +77,7 @@ export function parseSort(family: ResourceFamily, text: string): string[] {
 /** A whole number within bounds, for --limit, --offset and --page-size. */
 export function parseCount(flag: string, text: string, min: number, max: number): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not '${text}'`);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not '${shown(text, 40)}'`);
   return n;
 }
 

@@ -7,6 +7,7 @@
  */
 import { findField, suggestField, type ResourceFamily, type Rule } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { checkValue } from './check-value.js';
 import type { RecordBody } from './convert.js';
 import { checkRule, type WriteMode } from './rules.js';
@@ -21,7 +22,7 @@ function isStringList(v: unknown): boolean {
 function pseudoProblem(family: ResourceFamily, key: string, v: unknown): string | undefined {
   const kind = key === 'extdata' ? 'extdata' : 'tags';
   if (!family.writeParams.includes(kind)) {
-    return `${family.name} take no ${kind === 'extdata' ? 'extension data' : 'tags'}; leave '${key}' out (see 'svc describe ${family.name}')`;
+    return `${family.name} take no ${kind === 'extdata' ? 'extension data' : 'tags'}; leave '${shown(key, 80)}' out (see 'svc describe ${family.name}')`;
   }
   if (key === 'extdata') {
     return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -37,7 +38,7 @@ function keyProblem(family: ResourceFamily, key: string, v: unknown, mode: Write
   if (!field) {
     const near = suggestField(family, key).filter((n) => findField(family, n)?.writable);
     const hint = near.length > 0 ? `did you mean '${near[0]}'?` : `see 'svc describe ${family.name}'`;
-    return `unknown field '${key}' on ${family.name}; ${hint}`;
+    return `unknown field '${shown(key, 80)}' on ${family.name}; ${hint}`;
   }
   if (key === 'ID') {
     return mode === 'create' ? `ID cannot be given on create; the service assigns it` : `ID cannot be changed; give the record's ID as the argument only`;

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { shown } from './shown.js';
 
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -23,9 +24,9 @@ function shortDuration(ms: number): string {
  */
 export function parseDuration(text: string, what: string, maxMs = MAX_DURATION_MS): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`invalid ${what} '${text}'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d`);
+  if (!m) throw new UsageError(`invalid ${what} '${shown(text, 40)}'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d`);
   const ms = Number(m[1]) * (UNITS[m[2] ?? 's'] ?? 1000);
   if (!(ms > 0)) throw new UsageError(`${what} must be more than zero`);
-  if (!(ms <= maxMs)) throw new UsageError(`${what} '${text}' is too long; use at most ${shortDuration(maxMs)}`);
+  if (!(ms <= maxMs)) throw new UsageError(`${what} '${shown(text, 40)}' is too long; use at most ${shortDuration(maxMs)}`);
   return ms;
 }

@@ -11,6 +11,7 @@
  * `__proto__[x]=1` and `constructor[prototype][y]=1` are ordinary members.
  */
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 
 /** Nesting a key may have: `a[b][c]` is 3. The sandbox takes bodies 128 levels deep; a deeper one belongs in --input. */
 export const MAX_KEY_DEPTH = 32;
@@ -42,7 +43,7 @@ export interface FieldSources {
 
 /** A key for messages: short, and never the value (it may be a password). */
 function shownKey(flag: string, key: string): string {
-  return `${flag} '${key.length > 60 ? `${key.slice(0, 60)}…` : key}'`;
+  return `${flag} '${shown(key, 60)}'`;
 }
 
 /** Parses `key=value` (or `key[]` alone); the key ends at the first `=` outside brackets. */
@@ -68,7 +69,7 @@ export function parseField(text: string, typed: boolean): FieldArg {
   const key = text.slice(0, pos);
   if (pos === text.length) {
     if (parts[parts.length - 1]?.kind === 'push') return { key, parts, typed };
-    throw new UsageError(`${shownKey(flag, key)} needs a value: ${flag} ${key}=VALUE (or ${key}[] alone for an empty list)`);
+    throw new UsageError(`${shownKey(flag, key)} needs a value: ${flag} ${shown(key, 60)}=VALUE (or ${shown(key, 60)}[] alone for an empty list)`);
   }
   if (text[pos] !== '=') throw new UsageError(`${shownKey(flag, key)}: unexpected '${text[pos]}' after the key; write key[sub]=value`);
   return { key, parts, value: text.slice(pos + 1), typed };
@@ -121,7 +122,7 @@ export function buildParams(fields: readonly FieldArg[], sources: FieldSources):
 
 function place(root: Obj, field: FieldArg, value: FieldValue | undefined): void {
   const flag = field.typed ? '-F' : '-f';
-  const clash = (name: string, what: string): UsageError => new UsageError(`${shownKey(flag, field.key)}: '${name}' ${what}`);
+  const clash = (name: string, what: string): UsageError => new UsageError(`${shownKey(flag, field.key)}: '${shown(name, 60)}' ${what}`);
   const own = (o: Obj, k: string): boolean => Object.hasOwn(o, k);
   const listAt = (o: Obj, k: string): unknown[] => {
     if (!own(o, k)) o[k] = [];

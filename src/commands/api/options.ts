@@ -1,6 +1,7 @@
 /** `svc api`'s typed options and how its arguments and flags become them (pure: nothing is read or sent). */
 import { bool, list, str, type CommandInput } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { parseField, readsStdin } from './fields.js';
 import { METHODS, parseTarget, type Header, type Method, type RequestParts } from './request.js';
 
@@ -17,7 +18,7 @@ const TOKEN_CHARS = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function toMethod(text: string, where: string): Method {
   const m = METHODS.find((x) => x === text.toUpperCase());
-  if (!m) throw new UsageError(`unknown method '${text.slice(0, 40)}'${where} (use ${METHODS.join(', ')})`);
+  if (!m) throw new UsageError(`unknown method '${shown(text, 40)}'${where} (use ${METHODS.join(', ')})`);
   return m;
 }
 
@@ -25,8 +26,7 @@ function toMethod(text: string, where: string): Method {
 export function parseHeader(text: string): Header {
   const colon = text.indexOf(':');
   const name = (colon < 0 ? text : text.slice(0, colon)).trim();
-  const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
-  if (colon < 0 || !TOKEN_CHARS.test(name)) throw new UsageError(`-H '${shown}': give a header as 'Name: value'`);
+  if (colon < 0 || !TOKEN_CHARS.test(name)) throw new UsageError(`-H '${shown(name, 40)}': give a header as 'Name: value'`);
   const lower = name.toLowerCase();
   if (lower === 'authorization') {
     throw new UsageError("-H Authorization is refused: svc api sends the profile's token; to send another one use --token-file FILE or SVC_TOKEN");

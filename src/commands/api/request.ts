@@ -6,6 +6,7 @@
  */
 import { findFamily, type ResourceFamily } from '../../catalogue/index.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import type { RequestSpec, Root } from '../../http/client.js';
 import { redactQueryValues, redactUrl } from '../../http/redact.js';
 import type { InstanceRoots } from '../../http/urls.js';
@@ -45,7 +46,7 @@ const ROOT_WORDS: Readonly<Record<string, Root>> = { auth: 'auth', oauth2: 'oaut
 export function parseTarget(text: string): ApiTarget {
   if (text === '') throw new UsageError("give a path, e.g. 'svc api accounts/42' or 'svc api config'");
   // The URL parser drops tabs and line breaks, which would join '.\t.' into '..'.
-  if (/[\x00-\x1f\x7f]/.test(text)) throw new UsageError(`the path ${JSON.stringify(excerpt(text))} holds a control character; write it percent-encoded (e.g. %0A)`);
+  if (/[\x00-\x1f\x7f]/.test(text)) throw new UsageError(`the path ${shown(JSON.stringify(clipped(text)))} holds a control character; write it percent-encoded (e.g. %0A)`);
   if (/^[a-z][a-z\d+.-]*:\/\//i.test(text)) return { kind: 'url', url: text };
   const path = text.startsWith('/') ? text.slice(1) : text;
   const [pathPart = ''] = path.split('?', 1);
@@ -91,14 +92,19 @@ function hidesEscape(path: string): boolean {
   );
 }
 
-function escapeRefused(shown: string): UsageError {
-  return new UsageError(`the path '${excerpt(shown)}' encodes a '/', a '\\' or a '.' or '..' segment; svc api sends paths as given: name the path itself`);
+function escapeRefused(text: string): UsageError {
+  return new UsageError(`the path '${excerpt(text)}' encodes a '/', a '\\' or a '.' or '..' segment; svc api sends paths as given: name the path itself`);
 }
 
 /** A path for a message: short, its secret query parameters redacted. */
+function clipped(text: string): string {
+  const redacted = redactQueryValues(text);
+  return redacted.length > 80 ? `${redacted.slice(0, 80)}…` : redacted;
+}
+
+/** A path for a message as one inert line (shown): short, its secret query parameters redacted. */
 function excerpt(text: string): string {
-  const shown = redactQueryValues(text);
-  return shown.length > 80 ? `${shown.slice(0, 80)}…` : shown;
+  return shown(clipped(text), 81);
 }
 
 /** The root and path of a target on this instance; anything that would leave the instance (or its interface) is refused. */
@@ -241,7 +247,7 @@ const PAGING_FIX: Readonly<Record<(typeof PAGING_MEMBERS)[number], string>> = {
 export function toPagePlan(req: ApiRequest, parts: Pick<RequestParts, 'headers'>, fallbackMember: 'filter' | 'filters'): PagePlan {
   const { spec, query } = req;
   if (!query) {
-    throw new UsageError(`--paginate works on a query, a POST on a family's collection (e.g. 'svc api accounts -F limit=500 --paginate'), not ${spec.method} ${spec.root === 'api' ? '' : `${spec.root}`}${spec.path}`);
+    throw new UsageError(`--paginate works on a query, a POST on a family's collection (e.g. 'svc api accounts -F limit=500 --paginate'), not ${spec.method} ${spec.root === 'api' ? '' : `${spec.root}`}${excerpt(spec.path)}`);
   }
   if (!query.body) throw new UsageError('--paginate needs a JSON object as the query body (fields, or --input with a JSON object)');
   if (spec.path.includes('?') || parts.headers.length > 0) {
@@ -260,7 +266,7 @@ export function toPagePlan(req: ApiRequest, parts: Pick<RequestParts, 'headers'>
   const pageSize = limit === undefined ? 1000 : Number(limit);
   const sizeLike = limit === undefined || typeof limit === 'number' || (typeof limit === 'string' && limit.trim() !== '');
   if (!sizeLike || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 10000) {
-    throw new UsageError(`with --paginate, 'limit' is the page size: a whole number from 1 to 10000, not ${JSON.stringify(limit)}`);
+    throw new UsageError(`with --paginate, 'limit' is the page size: a whole number from 1 to 10000, not ${shown(JSON.stringify(limit), 40)}`);
   }
   if (filter !== undefined && (typeof filter !== 'object' || filter === null)) {
     throw new UsageError(`'${filterMember}' must be a JSON object (or a ["AND"|"OR"|"NOT", …] array)`);

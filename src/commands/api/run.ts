@@ -10,6 +10,7 @@ import type { Context } from '../../cli/context.js';
 import { clientOptions } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { outgoing, urlOf, type HttpClient, type RequestSpec } from '../../http/client.js';
 import { statusError } from '../../http/errors.js';
 import { redactUrl } from '../../http/redact.js';
@@ -56,7 +57,7 @@ function formatOf(output: string | undefined, paginate: boolean): 'json' | 'ndjs
   if (output === undefined || output === 'json') return 'json';
   if (output === 'ndjson' && paginate) return 'ndjson';
   if (output === 'ndjson') throw new UsageError('-o ndjson goes with --paginate (a record a line); without it svc api prints the body as the service sent it');
-  throw new UsageError(`svc api prints the service's answer as it is: -o ${output.slice(0, 40)} does not apply (with --paginate: -o json or -o ndjson)`);
+  throw new UsageError(`svc api prints the service's answer as it is: -o ${shown(output, 40)} does not apply (with --paginate: -o json or -o ndjson)`);
 }
 
 function decodeUtf8(bytes: Uint8Array, what: string): string {
@@ -85,7 +86,7 @@ function readCapped(path: string): Buffer {
       const n = readSync(fd, chunk, 0, chunk.length, null);
       if (n === 0) break;
       total += n;
-      if (total > MAX_INPUT_BYTES) throw tooLarge(`'${path}'`);
+      if (total > MAX_INPUT_BYTES) throw tooLarge(`'${shown(path)}'`);
       chunks.push(chunk.subarray(0, n));
     }
     return Buffer.concat(chunks, total);
@@ -106,9 +107,9 @@ async function readSources(opts: ApiOptions, deps: Deps): Promise<FieldSources> 
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new UsageError(`cannot read '${path}' (${code}); check the file named by --input or -F key=@FILE`);
+      throw new UsageError(`cannot read '${shown(path)}' (${code}); check the file named by --input or -F key=@FILE`);
     }
-    files.set(path, decodeUtf8(bytes, `'${path}'`));
+    files.set(path, decodeUtf8(bytes, `'${shown(path)}'`));
   }
   let stdin: string | undefined;
   if (opts.input === '-' || opts.fields.some(readsStdin)) {

@@ -7,6 +7,7 @@
  */
 import { list, str, type CommandInput, type OptionSpec } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { parseCount } from '../../records/query-body.js';
 import type { FilterOptions } from './filter-flags.js';
 import { toTimeZone } from './tz-flag.js';
@@ -42,7 +43,7 @@ export interface BulkFlags {
 export function toBulkFlags(flags: CommandInput['flags']): BulkFlags {
   const results = str(flags, 'results');
   const concurrency = str(flags, 'concurrency');
-  if (results !== undefined && (results === '' || results.endsWith('/'))) throw new UsageError(`--results takes a file name, not '${results}'`);
+  if (results !== undefined && (results === '' || results.endsWith('/'))) throw new UsageError(`--results takes a file name, not '${shown(results)}'`);
   return { ...(results !== undefined ? { results } : {}), concurrency: concurrency ? parseCount('--concurrency', concurrency, 1, MAX_CONCURRENCY) : 1 };
 }
 

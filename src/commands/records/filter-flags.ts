@@ -9,6 +9,7 @@ import { bool, list, str, type CommandInput, type OptionSpec } from '../../cli/c
 import type { Context } from '../../cli/context.js';
 import { readAllStdin } from '../../cli/prompt.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { toTimeZone } from './tz-flag.js';
 
 export const filterOptionSpecs: readonly OptionSpec[] = [
@@ -57,7 +58,7 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${what} is not valid JSON: ${(err as Error).message}`);
+    throw new UsageError(`${what} is not valid JSON: ${shown((err as Error).message)}`);
   }
   if (typeof value !== 'object' || value === null) throw new UsageError(`${what} must be a JSON object (or a ["AND"|"OR"|"NOT", …] array)`);
   return value as Record<string, unknown>;
@@ -71,7 +72,7 @@ export async function readFilterFile(file: string, ctx: Context): Promise<string
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : code;
-    throw new UsageError(`cannot read --filter-file ${file} (${why}); give a readable file of JSON, or - for standard input`);
+    throw new UsageError(`cannot read --filter-file ${shown(file)} (${why}); give a readable file of JSON, or - for standard input`);
   }
 }
 

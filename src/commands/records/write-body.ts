@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../cli/context.js';
 import { readAllStdin } from '../../cli/prompt.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { applyAssignments, type RecordBody } from '../../records/convert.js';
 import { localTimeZone } from '../../records/timestamp.js';
 import { assertValidBody, type WriteMode } from '../../records/validate.js';
@@ -17,10 +18,10 @@ function parseObject(text: string, source: string): RecordBody {
   try {
     value = JSON.parse(text) as unknown;
   } catch (err) {
-    throw new UsageError(`${source} is not valid JSON (${(err as Error).message.split('\n')[0]}); give one JSON object such as '{"lastname": "Acme"}'`);
+    throw new UsageError(`${source} is not valid JSON (${shown((err as Error).message.split('\n')[0] ?? '')}); give one JSON object such as '{"lastname": "Acme"}'`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`${source} must be one JSON object of field values, not ${Array.isArray(value) ? 'an array' : String(value)}`);
+    throw new UsageError(`${source} must be one JSON object of field values, not ${Array.isArray(value) ? 'an array' : shown(String(value), 40)}`);
   }
   return value as RecordBody;
 }
@@ -32,7 +33,7 @@ async function readDataFile(file: string, ctx: Context): Promise<string> {
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new UsageError(`cannot read --data-file '${file}': ${why}; check the path (or use - for stdin)`);
+    throw new UsageError(`cannot read --data-file '${shown(file)}': ${why}; check the path (or use - for stdin)`);
   }
 }
 
@@ -40,7 +41,7 @@ async function readDataFile(file: string, ctx: Context): Promise<string> {
 async function baseOf(opts: BodyOptions, ctx: Context): Promise<RecordBody> {
   if (opts.data !== undefined) return parseObject(opts.data, '--data');
   if (opts.dataFile !== undefined) {
-    const source = opts.dataFile === '-' ? 'stdin (--data-file -)' : `--data-file '${opts.dataFile}'`;
+    const source = opts.dataFile === '-' ? 'stdin (--data-file -)' : `--data-file '${shown(opts.dataFile)}'`;
     return parseObject(await readDataFile(opts.dataFile, ctx), source);
   }
   return {};

@@ -7,6 +7,7 @@
 import type { ResourceFamily } from '../../catalogue/index.js';
 import { str, type ArgSpec, type CommandInput, type OptionSpec } from '../../cli/command.js';
 import { UsageError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { toTimeZone } from './tz-flag.js';
 
 /** The `[fields...]` argument of create and update. */
@@ -42,7 +43,7 @@ export interface BodyOptions {
 /** Rejects an option-looking word that the parser let through (only `-tags=…` is a field argument). */
 function checkWords(words: readonly string[], path: string): void {
   for (const w of words) {
-    if (w.startsWith('-') && !/^-tags:?=/.test(w)) throw new UsageError(`unknown option '${w.split('=')[0]}' (run '${path} --help')`);
+    if (w.startsWith('-') && !/^-tags:?=/.test(w)) throw new UsageError(`unknown option '${shown(w.split('=')[0] ?? w, 80)}' (run '${path} --help')`);
   }
 }
 

@@ -3,6 +3,7 @@ import { bool, str } from '../../../cli/command.js';
 import { checkClientId } from '../../../config/client-id.js';
 import { checkProfileName } from '../../../config/profile-name.js';
 import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 
 export interface ProfileAddOptions {
   readonly name: string;
@@ -19,7 +20,7 @@ export interface ProfileAddOptions {
 /** Checks --filter-member: the query member filters are sent under. */
 function checkFilterMember(value: string | undefined): 'filter' | 'filters' | undefined {
   if (value === undefined || value === 'filter' || value === 'filters') return value;
-  throw new UsageError(`--filter-member takes 'filters' (the default) or 'filter', not '${value}'`);
+  throw new UsageError(`--filter-member takes 'filters' (the default) or 'filter', not '${shown(value, 40)}'`);
 }
 
 /** Name and flags → ProfileAddOptions; a bad name or --filter-member is a UsageError. */

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import { parseInstanceUrl } from '../../../http/urls.js';
 import { forgetSecrets } from '../secrets.js';
 import type { ProfileAddOptions } from './options.js';
@@ -15,7 +16,7 @@ import type { ProfileAddOptions } from './options.js';
 /** An absolute path to a readable CA file, or a usage error naming it. */
 function checkCaFile(file: string): string {
   const path = resolve(file);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`cannot read CA file '${file}'; give the path of a PEM file with --ca-file`);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`cannot read CA file '${shown(file)}'; give the path of a PEM file with --ca-file`);
   return path;
 }
 

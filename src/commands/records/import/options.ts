@@ -4,6 +4,7 @@ import { findField, isComposite, suggestField, type ResourceFamily } from '../..
 import { bool, str, type CommandInput } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { importFormats, type ImportFormat } from '../../../import/formats.js';
+import { shown } from '../../../util/shown.js';
 import { didYouMean } from '../../../util/suggest.js';
 import { toBulkFlags, type BulkFlags } from '../bulk-flags.js';
 import { toTimeZone } from '../tz-flag.js';
@@ -27,7 +28,7 @@ export interface ImportOptions extends BulkFlags {
 function checkKey(family: ResourceFamily, key: string): string {
   if (key === 'ID') throw new UsageError(`rows with an ID column are updated by ID already; --key names another field to match rows by, such as ${family.name === 'accounts' ? 'customernum' : 'a number field'}`);
   const field = findField(family, key);
-  if (!field) throw new UsageError(`unknown field '${key}' for --key on ${family.name}${didYouMean(key, suggestField(family, key))} (run 'svc describe ${family.name}')`);
+  if (!field) throw new UsageError(`unknown field '${shown(key, 80)}' for --key on ${family.name}${didYouMean(key, suggestField(family, key))} (run 'svc describe ${family.name}')`);
   if (!field.filterable || isComposite(field.type) || field.type === 'binfile') {
     throw new UsageError(`${family.name}.${key} cannot be a --key: records cannot be looked up by it; choose a plain field such as a number or code`);
   }
@@ -40,12 +41,12 @@ export function toImportOptions(family: ResourceFamily, { flags }: CommandInput)
   if (from === undefined || from === '') throw new UsageError(`give the file to import: --from FILE (CSV, NDJSON or a JSON array), or --from - for stdin`);
   const format = str(flags, 'format');
   if (format !== undefined && !importFormats.includes(format as ImportFormat)) {
-    throw new UsageError(`unknown --format '${format}'${didYouMean(format, importFormats)}; choose ${importFormats.join(', ')}`);
+    throw new UsageError(`unknown --format '${shown(format, 40)}'${didYouMean(format, importFormats)}; choose ${importFormats.join(', ')}`);
   }
   const key = str(flags, 'key');
   const tz = toTimeZone(flags);
   const bulk = toBulkFlags(flags);
-  if (bulk.results !== undefined && from !== '-' && resolve(bulk.results) === resolve(from)) throw new UsageError(`--results would overwrite the file being imported ('${from}'); name another file`);
+  if (bulk.results !== undefined && from !== '-' && resolve(bulk.results) === resolve(from)) throw new UsageError(`--results would overwrite the file being imported ('${shown(from)}'); name another file`);
   const resume = bool(flags, 'resume');
   if (resume && bulk.results === undefined) throw new UsageError('--resume continues from the results file: give it with --results FILE');
   return {

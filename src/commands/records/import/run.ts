@@ -11,6 +11,7 @@ import { open } from 'node:fs/promises';
 import type { Context } from '../../../cli/context.js';
 import type { Deps } from '../../../cli/deps.js';
 import { InterruptedError, SvcError, UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import type { HttpClient } from '../../../http/client.js';
 import { keyText, lookupAll, type LookupQuery } from '../../../import/lookup.js';
 import { keyValueOf, markDuplicates, planRow, type RowPlan } from '../../../import/plan.js';
@@ -53,7 +54,7 @@ async function readInput(opts: ImportOptions, deps: Deps): Promise<Buffer> {
   try {
     const handle = await open(opts.from, 'r');
     try {
-      return await capped(handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }), `--from '${opts.from}'`);
+      return await capped(handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }), `--from '${shown(opts.from)}'`);
     } finally {
       await handle.close();
     }
@@ -61,7 +62,7 @@ async function readInput(opts: ImportOptions, deps: Deps): Promise<Buffer> {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new UsageError(`cannot read --from '${opts.from}': ${why}; check the path (or use - for stdin)`);
+    throw new UsageError(`cannot read --from '${shown(opts.from)}': ${why}; check the path (or use - for stdin)`);
   }
 }
 
@@ -107,7 +108,7 @@ function planAll(opts: ImportOptions, rows: readonly ImportRow[], found: Map<str
 export async function runImport(opts: ImportOptions, ctx: Context): Promise<void> {
   const { family } = opts;
   refuseJq(ctx, `svc ${family.name} import (its summary goes to stderr; --results FILE keeps a JSON line a row)`);
-  const source = opts.from === '-' ? 'stdin' : opts.from;
+  const source = opts.from === '-' ? 'stdin' : shown(opts.from);
   const bytes = await readInput(opts, ctx.deps);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const input = decodeInput(bytes, source);

@@ -3,6 +3,7 @@ import { findField, type ResourceFamily, type ResourceField } from '../../../cat
 import { str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseCount } from '../../../records/query-body.js';
+import { shown } from '../../../util/shown.js';
 import { didYouMean } from '../../../util/suggest.js';
 import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
 
@@ -22,14 +23,14 @@ function ownField(family: ResourceFamily, name: string, role: string): ResourceF
   const field = findField(family, name);
   if (field) return field;
   const names = family.fields.map((f) => f.name);
-  throw new UsageError(`unknown ${role} field '${name}' on ${family.name}${didYouMean(name, names)} (run 'svc describe ${family.name}')`);
+  throw new UsageError(`unknown ${role} field '${shown(name, 80)}' on ${family.name}${didYouMean(name, names)} (run 'svc describe ${family.name}')`);
 }
 
 /** The field to total: an own numeric field of the family, else a usage error naming it and its type. */
 export function summableField(family: ResourceFamily, name: string): ResourceField {
   const field = ownField(family, name, 'sum');
   if (!SUMMABLE.has(field.type)) {
-    throw new UsageError(`cannot sum '${name}' on ${family.name}: it is a ${field.type} field (sum takes int16, int32, int64 or double fields)`);
+    throw new UsageError(`cannot sum '${field.name}' on ${family.name}: it is a ${field.type} field (sum takes int16, int32, int64 or double fields)`);
   }
   return field;
 }
@@ -38,7 +39,7 @@ export function summableField(family: ResourceFamily, name: string): ResourceFie
 export function groupField(family: ResourceFamily, name: string): ResourceField {
   const field = ownField(family, name, '--by');
   if (!GROUPABLE.has(field.type)) {
-    throw new UsageError(`cannot group by '${name}' on ${family.name}: it is a ${field.type} field (--by takes a number, text or flag field)`);
+    throw new UsageError(`cannot group by '${field.name}' on ${family.name}: it is a ${field.type} field (--by takes a number, text or flag field)`);
   }
   return field;
 }

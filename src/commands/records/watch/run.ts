@@ -11,6 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import { queryFetcher } from '../../../records/query.js';
 import { lockProcessesOf, type HeldLock } from '../../../util/file-lock.js';
 import { interruptSignal } from '../../../util/interrupt.js';
@@ -82,13 +83,13 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
   if (file === undefined) return { state: freshState(since), save: () => undefined };
   const [{ acquireLock }, { loadCursor, saveCursor }] = await Promise.all([import('../../../util/file-lock.js'), import('../../../watch/cursor-file.js')]);
   const dir = dirname(file);
-  if (!existsSync(dir)) throw new UsageError(`--cursor-file ${file}: the directory ${dir} does not exist; create it first`);
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--cursor-file ${file}: ${dir} is not a directory`);
-  const refusal = (holder: string): string => `another watch with the cursor file ${file} is running (${holder}); stop it first, or give another --cursor-file`;
+  if (!existsSync(dir)) throw new UsageError(`--cursor-file ${shown(file)}: the directory ${shown(dir)} does not exist; create it first`);
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--cursor-file ${shown(file)}: ${shown(dir)} is not a directory`);
+  const refusal = (holder: string): string => `another watch with the cursor file ${shown(file)} is running (${holder}); stop it first, or give another --cursor-file`;
   const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcessesOf(deps.processes), () => deps.now(), refusal);
   try {
     const saved = loadCursor(file, opts.family.name, fingerprint);
-    if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${file} holds one already; drop --since to resume it, or remove the file`);
+    if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${shown(file)} holds one already; drop --since to resume it, or remove the file`);
     const save = (s: WatchState): void => saveCursor(file, opts.family.name, fingerprint, s);
     const state = saved ?? freshState(since);
     if (!saved) save(state);

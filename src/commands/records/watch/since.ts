@@ -1,5 +1,6 @@
 /** `--since TIME` of `svc <family> watch`: a date as filters take them, or a duration ago (loaded only when given). */
 import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import { parseDate } from '../../../filter/dates.js';
 import { parseDuration } from '../../../util/duration.js';
 
@@ -14,7 +15,7 @@ export function parseSince(text: string, nowMs: number, tz: string | undefined):
   // A time still to come would keep every change made until then out of the feed, and the cursor file it starts refuses
   // another --since: refused (a minute's grace for clocks).
   if (date.ok && date.seconds > Math.floor(nowMs / 1000) + 60) {
-    throw new UsageError(`--since ${text} is in the future (${new Date(date.seconds * 1000).toISOString()}); give a time that has passed, or now`);
+    throw new UsageError(`--since ${shown(text, 80)} is in the future (${new Date(date.seconds * 1000).toISOString()}); give a time that has passed, or now`);
   }
   if (date.ok) return date.seconds;
   throw new UsageError(`--since: ${date.message.replace('today or a number of Unix seconds', 'today, now or a duration ago such as 2h')}`);
