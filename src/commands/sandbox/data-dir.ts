@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { shellQuote } from '../../util/shell-quote.js';
+import { shown } from '../../util/shown.js';
 
 /**
  * The data dir: `--data-dir`, else $SVC_SANDBOX_DIR, else $XDG_DATA_HOME/svc/sandbox,
@@ -14,8 +15,8 @@ export function resolveDataDir(given: string | undefined, env: Readonly<Record<s
   return resolve(dataHome, 'svc', 'sandbox');
 }
 
-/** `svc sandbox VERB` as a user would type it for this data dir: with --data-dir unless it is the default one. */
+/** `svc sandbox VERB` as a user would type it for this data dir (with --data-dir unless it is the default one), as messages show it. */
 export function sandboxCommand(verb: string, dataDir: string, env: Readonly<Record<string, string | undefined>>): string {
   if (dataDir === resolveDataDir(undefined, env)) return `svc sandbox ${verb}`;
-  return `svc sandbox ${verb} --data-dir ${shellQuote(dataDir)}`;
+  return `svc sandbox ${verb} --data-dir ${shown(shellQuote(dataDir), 1000)}`;
 }

@@ -7,6 +7,8 @@
  * The detached child `start` runs (`start --foreground` with SVC_SANDBOX_DETACHED=1) takes no lock: the
  * `start` or `reset` that spawned it holds it until it answers.
  */
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { SvcError } from '../../errors.js';
 import { acquireLock, describeOwner, LockedError, lockProcessesOf, type HeldLock } from '../../util/file-lock.js';
 import { shown } from '../../util/shown.js';
@@ -40,17 +42,47 @@ export async function lockDataDir(dataDir: string, verb: string, io: SandboxIo):
     } catch (err) {
       if (!(err instanceof LockedError) || Date.now() >= deadline) throw err;
       if (!err.owner) throw new SvcError(`the lock file ${shown(path)} of the sandbox data dir is not one svc wrote; remove it if no svc sandbox command runs`);
-      if (!told) io.note(`waiting for ${describeOwner(err.owner)}, which is using ${dataDir}`);
+      if (!told) io.note(`waiting for ${describeOwner(err.owner)}, which is using ${shown(dataDir)}`);
       told = true;
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
     }
   }
 }
 
-/** Runs `work` holding the data dir's lock (none for the detached child, whose parent holds it). */
-export async function withDataDirLock<T>(dataDir: string, verb: string, io: SandboxIo, work: () => Promise<T>): Promise<T> {
+/** Whether no file can be written in the data dir (a full disk, a read-only or foreign one, /proc…): then neither can its lock. */
+function cannotWriteIn(dataDir: string): boolean {
+  const probe = `${sandboxFiles(dataDir).lock}.${randomBytes(6).toString('hex')}.probe`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(probe, 'wx', 0o600);
+    writeSync(fd, '\n');
+    return false;
+  } catch (err) {
+    return typeof (err as NodeJS.ErrnoException).code === 'string';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      rmSync(probe, { force: true });
+    } catch {
+      // nothing was made
+    }
+  }
+}
+
+/**
+ * Runs `work` holding the data dir's lock (none for the detached child, whose parent holds it). With
+ * `unlessUnwritable` (stop), a data dir where the lock cannot be written (a full disk, a read-only one)
+ * is no reason not to do the work: it goes on without the lock, as it did before there was one.
+ */
+export async function withDataDirLock<T>(dataDir: string, verb: string, io: SandboxIo, work: () => Promise<T>, opts: { unlessUnwritable?: boolean } = {}): Promise<T> {
   if (isDetachedChild(io)) return work();
-  const lock = await lockDataDir(dataDir, verb, io);
+  let lock: HeldLock;
+  try {
+    lock = await lockDataDir(dataDir, verb, io);
+  } catch (err) {
+    if (!opts.unlessUnwritable || err instanceof LockedError || !cannotWriteIn(dataDir)) throw err;
+    return work();
+  }
   try {
     return await work();
   } finally {

@@ -4,6 +4,7 @@
  */
 import { sandboxCommand } from './data-dir.js';
 import { SvcError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 import { checkHealth, pollUntil } from './health.js';
 import { infoView, readSandboxInfo, usageHint } from './info.js';
 import type { SandboxIo } from './io.js';
@@ -28,11 +29,12 @@ export async function showCredentials(dataDir: string, state: SandboxState, io: 
 
 /**
  * Waits until the process recorded in the data dir answers its health check;
- * resolves to its final state, or undefined when it exited or timed out.
+ * resolves to its final state, or undefined when it exited, timed out or `interrupt` was aborted.
  */
-export async function waitForHealthy(dataDir: string, pid: number, io: SandboxIo, timeoutMs = START_TIMEOUT_MS): Promise<SandboxState | undefined> {
+export async function waitForHealthy(dataDir: string, pid: number, io: SandboxIo, timeoutMs = START_TIMEOUT_MS, interrupt?: AbortSignal): Promise<SandboxState | undefined> {
   let ready: SandboxState | undefined;
   await pollUntil(async () => {
+    if (interrupt?.aborted) return true;
     const state = readState(dataDir);
     if (state?.pid === pid && state.origin && (await checkHealth(state.origin, state.caFile, state.token))) ready = state;
     return ready !== undefined || !io.proc.kill(pid, 0);
@@ -46,9 +48,9 @@ export async function reportRunning(dataDir: string, probe: Probe & { state: San
   const ready = probe.healthy ? state : await waitForHealthy(dataDir, state.pid, io);
   if (!ready?.instanceUrl) {
     throw new SvcError(
-      `the sandbox process ${state.pid} of ${dataDir} does not answer; see ${sandboxFiles(dataDir).log} or stop it with '${sandboxCommand('stop', dataDir, io.deps.env)}'`,
+      `the sandbox process ${state.pid} of ${shown(dataDir)} does not answer; see ${shown(sandboxFiles(dataDir).log)} or stop it with '${sandboxCommand('stop', dataDir, io.deps.env)}'`,
     );
   }
-  io.note(`a sandbox already runs from ${dataDir} at ${ready.instanceUrl} (pid ${ready.pid}); '${sandboxCommand('stop', dataDir, io.deps.env)}' first to start it with other options`);
+  io.note(`a sandbox already runs from ${shown(dataDir)} at ${ready.instanceUrl} (pid ${ready.pid}); '${sandboxCommand('stop', dataDir, io.deps.env)}' first to start it with other options`);
   await showCredentials(dataDir, ready, io);
 }

@@ -7,6 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SvcError } from '../../errors.js';
+import { interruptSignal } from '../../util/interrupt.js';
+import { shown } from '../../util/shown.js';
 import { sandboxCommand } from './data-dir.js';
 import { pollUntil } from './health.js';
 import { readSandboxInfo } from './info.js';
@@ -41,10 +43,16 @@ function lastError(logFile: string): string | undefined {
   return line?.slice('svc: '.length);
 }
 
-/** Ends a child that started but cannot be used, and forgets it. */
-async function endChild(dataDir: string, pid: number, io: SandboxIo): Promise<void> {
+/**
+ * Ends a child that started but cannot be used (it is ours, just spawned), and forgets it: SIGTERM, and
+ * SIGKILL when it has not ended within `graceMs` (a seeding cut short leaves nothing: it is one transaction).
+ */
+async function endChild(dataDir: string, pid: number, io: SandboxIo, graceMs = 5_000): Promise<void> {
   io.proc.kill(pid, 'SIGTERM');
-  await pollUntil(() => !io.proc.kill(pid, 0), 5_000, 50);
+  if (!(await pollUntil(() => !io.proc.kill(pid, 0), graceMs, 50))) {
+    io.proc.kill(pid, 'SIGKILL');
+    await pollUntil(() => !io.proc.kill(pid, 0), 2_000, 50);
+  }
   removeState(dataDir, pid);
 }
 
@@ -57,9 +65,15 @@ export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<S
   const { log } = sandboxFiles(opts.dataDir);
   writePrivateFile(log, '');
   const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
+  // Ctrl-C or SIGTERM while the child seeds: end it, rather than leave a start nobody waits for to come up unseen.
+  const interrupt = interruptSignal((signal, fn) => io.proc.onceSignal(signal, fn), '; stopped the sandbox that was starting');
   const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
   const timeoutMs = startTimeoutMs(opts.seedAccounts);
-  const state = await waitForHealthy(opts.dataDir, pid, io, timeoutMs);
+  const state = await waitForHealthy(opts.dataDir, pid, io, timeoutMs, interrupt);
+  if (interrupt.aborted) {
+    await endChild(opts.dataDir, pid, io, 1_000);
+    throw interrupt.reason;
+  }
   if (state) {
     try {
       readSandboxInfo(opts.dataDir, {}, io.deps.env);
@@ -71,8 +85,8 @@ export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<S
   }
   if (!io.proc.kill(pid, 0)) {
     removeState(opts.dataDir, pid);
-    throw new SvcError(lastError(log) ?? `the sandbox exited while starting; see ${log}`);
+    throw new SvcError(lastError(log) ?? `the sandbox exited while starting; see ${shown(log)}`);
   }
   await endChild(opts.dataDir, pid, io);
-  throw new SvcError(`the sandbox did not answer within ${Math.round(timeoutMs / 1000)} s; see ${log} (to watch a long seeding, run '${sandboxCommand('start --foreground', opts.dataDir, io.deps.env)}')`);
+  throw new SvcError(`the sandbox did not answer within ${Math.round(timeoutMs / 1000)} s; see ${shown(log)} (to watch a long seeding, run '${sandboxCommand('start --foreground', opts.dataDir, io.deps.env)}')`);
 }

@@ -12,7 +12,7 @@
  * matches.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ProcessControl } from '../../cli/deps.js';
 import { SvcError } from '../../errors.js';
@@ -142,17 +142,59 @@ export function isSandboxPid(pid: unknown): pid is number {
 /** What the state file holds: nothing, a state, or something svc did not write (why, in words). */
 export type StateRead = { readonly state: SandboxState; readonly damaged?: undefined } | { readonly state?: undefined; readonly damaged: string } | { readonly state?: undefined; readonly damaged?: undefined };
 
-/** Reads the state file, checking what it names before anything may act on it. */
-export function readStateFile(dataDir: string): StateRead {
-  const file = sandboxFiles(dataDir).state;
-  let text: string;
+/** A state file larger than this is not one svc wrote: it is not read. */
+const MAX_STATE_BYTES = 64 * 1024;
+
+/** What a path that is no regular file is, for a message. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/**
+ * The state file's text, read only when it is a regular file of a size svc writes (never a directory, a
+ * FIFO that would block the read for ever, a link or a device); otherwise why not, in words.
+ */
+function readStateText(file: string): { text: string } | { damaged: string } | undefined {
+  let st: Stats;
   try {
-    text = readFileSync(file, 'utf8');
+    st = lstatSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     return { damaged: `it cannot be read: ${ioReason(err)}` };
   }
+  if (!st.isFile()) return { damaged: `it is ${kindOf(st)}, not a file` };
+  if (st.size > MAX_STATE_BYTES) return { damaged: 'it is larger than any state svc writes' };
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK and O_NOFOLLOW: replaced meanwhile by a FIFO or a link, it still cannot block or lead elsewhere.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const now = fstatSync(fd);
+    if (!now.isFile()) return { damaged: `it is ${kindOf(now)}, not a file` };
+    const buf = Buffer.alloc(MAX_STATE_BYTES + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n);
+    if (n > MAX_STATE_BYTES) return { damaged: 'it is larger than any state svc writes' };
+    return { text: buf.subarray(0, n).toString('utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    return { damaged: `it cannot be read: ${ioReason(err)}` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Reads the state file, checking what it names before anything may act on it. */
+export function readStateFile(dataDir: string): StateRead {
+  const read = readStateText(sandboxFiles(dataDir).state);
+  if (!read) return {};
+  if ('damaged' in read) return { damaged: read.damaged };
+  const { text } = read;
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -177,14 +219,23 @@ export function writeState(dataDir: string, state: SandboxState): void {
   writePrivateFile(sandboxFiles(dataDir).state, `${JSON.stringify(state, null, 2)}\n`);
 }
 
-/** Removes the state file; with `pid`, only when it still names that process. */
-export function removeState(dataDir: string, pid?: number): void {
-  if (pid !== undefined && readState(dataDir)?.pid !== pid) return;
+/**
+ * Removes the state file; with `pid`, only when it still names that process. Whatever stands there (a
+ * directory only when empty: svc never empties one) is removed; returns why it could not be, in words
+ * ("it cannot be removed: …; remove it"), or undefined when it is gone.
+ */
+export function removeState(dataDir: string, pid?: number): string | undefined {
+  if (pid !== undefined && readState(dataDir)?.pid !== pid) return undefined;
+  const file = sandboxFiles(dataDir).state;
   try {
-    rmSync(sandboxFiles(dataDir).state, { force: true });
+    if (lstatSync(file).isDirectory()) rmdirSync(file);
+    else unlinkSync(file);
+    return undefined;
   } catch (err) {
-    // The data dir is a file, or below one: there is no state file to remove.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    // Gone already; or the data dir is a file, or below one: there is no state file to remove.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return `it cannot be removed: ${ioReason(err)}; remove it`;
   }
 }
 
@@ -215,6 +266,43 @@ export function processStartOf(pid: number): string | undefined {
   }
 }
 
+/** How far before its recorded `startedAt` a sandbox's process may have started (Node's start-up, loading svc, the data dir's lock). */
+const STARTED_BEFORE_MS = 10_000;
+/** How far after it: the kernel's boot time is whole seconds, and the clock may have been set meanwhile. */
+const STARTED_AFTER_MS = 2_000;
+
+/**
+ * Whether the process `started` (processStartOf) began at about `startedAt` (ISO), as the sandbox that
+ * recorded it did: the kernel's boot time (/proc/stat btime) plus its start in clock ticks (USER_HZ, 100
+ * on Linux). undefined when either cannot be read. A process that has the pid now but started after
+ * the sandbox that recorded it ended (it cannot have it while that one runs) fails this check.
+ */
+export function startedAbout(started: string, startedAt: string | undefined): boolean | undefined {
+  const at = startedAt === undefined ? NaN : Date.parse(startedAt);
+  const ticks = Number(started.slice(started.lastIndexOf(':') + 1));
+  let btime = NaN;
+  try {
+    btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+  } catch {
+    // no /proc/stat: no boot time
+  }
+  if (!Number.isFinite(at) || !Number.isFinite(btime) || !Number.isFinite(ticks)) return undefined;
+  const startMs = btime * 1000 + ticks * 10;
+  return startMs >= at - STARTED_BEFORE_MS && startMs <= at + STARTED_AFTER_MS;
+}
+
+/**
+ * What the kernel says of whether process `state.pid` is the one that wrote the state: its start time
+ * against the recorded one, or (in a state file of an older svc, which recorded none) against
+ * `startedAt`; undefined where there is no /proc to ask.
+ */
+export function sameProcess(state: SandboxState): boolean | undefined {
+  const started = processStartOf(state.pid);
+  if (started === undefined) return undefined;
+  if (state.processStart !== undefined) return started === state.processStart;
+  return startedAbout(started, state.startedAt) ?? false;
+}
+
 /** What a look at the data dir finds. */
 export interface Probe {
   /** The recorded state, when the state file is sound. */
@@ -223,29 +311,31 @@ export interface Probe {
   readonly damaged?: string | undefined;
   /**
    * The recorded pid runs but is not this sandbox: 'reused' when its start time shows it is another process,
-   * 'silent' when (with no start time to compare) it does not answer as this sandbox; false otherwise.
+   * 'silent' when (with no start time to compare) it does not answer with the sandbox's token; false otherwise.
    */
   readonly stranger: 'reused' | 'silent' | false;
   /** The recorded process runs and is this sandbox. */
   readonly alive: boolean;
-  /** It listens and answers `/_sandbox/health` (with its token). */
+  /** It listens and answers `/_sandbox/health` (with its token, when it recorded one). */
   readonly healthy: boolean;
 }
 
 /**
  * Whether a sandbox runs from this data dir: the recorded process runs, is this sandbox (its kernel start
- * time matches, or its health route answers with its token), and answers.
+ * time matches; where that cannot be read, its health route answers with its token), and answers. An
+ * answer without a token proves nothing: any sandbox answers so, and 8642 is every data dir's default
+ * port. So a state file of an older svc (no token) is proven only by the kernel's start time.
  */
 export async function probeSandbox(dataDir: string, proc: ProcessControl): Promise<Probe> {
   const read = readStateFile(dataDir);
   if (read.damaged !== undefined) return { damaged: read.damaged, stranger: false, alive: false, healthy: false };
   const { state } = read;
   if (!state || !proc.kill(state.pid, 0)) return { state, stranger: false, alive: false, healthy: false };
-  const answers = state.origin !== undefined && (await checkHealth(state.origin, state.caFile, state.token));
-  const started = state.processStart === undefined ? undefined : processStartOf(state.pid);
-  // The start time decides where it can be read; elsewhere (or in an older state file) only an answer can tell.
-  const ours = started !== undefined ? started === state.processStart : answers;
-  if (!ours) return { state, stranger: started !== undefined ? 'reused' : 'silent', alive: false, healthy: false };
+  const byClock = sameProcess(state);
+  if (byClock === false) return { state, stranger: 'reused', alive: false, healthy: false };
+  // Proven by the clock, its answer (with the token when it recorded one) says whether it serves yet.
+  const answers = state.origin !== undefined && (state.token !== undefined || byClock === true) && (await checkHealth(state.origin, state.caFile, state.token));
+  if (!byClock && !(answers && state.token !== undefined)) return { state, stranger: 'silent', alive: false, healthy: false };
   return { state, stranger: false, alive: true, healthy: answers };
 }
 
@@ -254,6 +344,21 @@ export function setAsideReason(dataDir: string, probe: Probe): string | undefine
   const file = sandboxFiles(dataDir).state;
   if (probe.damaged !== undefined) return `its state file ${shown(file)} is damaged: ${probe.damaged}`;
   if (probe.stranger === 'reused' && probe.state) return `its state file names pid ${probe.state.pid}, which is not its sandbox but another process now`;
-  if (probe.stranger === 'silent' && probe.state) return `its state file names pid ${probe.state.pid}, which does not answer as its sandbox`;
+  if (probe.stranger === 'silent' && probe.state) {
+    if (probe.state.token === undefined) return `its state file, of an older svc, names pid ${probe.state.pid}, which svc cannot tell is its sandbox`;
+    return `its state file names pid ${probe.state.pid}, which does not answer as its sandbox`;
+  }
   return undefined;
+}
+
+/**
+ * Before a new sandbox starts: removes the state file that names no running sandbox (the probe found
+ * none), saying why when it was set aside (`note`); one that cannot be removed (a directory with files in
+ * it, a read-only data dir) is a SvcError naming it, so nothing claims to have removed what is there.
+ */
+export function clearStaleState(dataDir: string, probe: Probe, note: (line: string) => void): void {
+  const setAside = setAsideReason(dataDir, probe);
+  const left = removeState(dataDir);
+  if (left) throw new SvcError(`cannot start a sandbox from ${shown(dataDir)}: ${setAside ?? `its state file ${shown(sandboxFiles(dataDir).state)} names no running sandbox`}, and ${left}`);
+  if (setAside) note(`${setAside}; the file was removed, and a new sandbox starts`);
 }

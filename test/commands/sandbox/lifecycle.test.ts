@@ -6,7 +6,7 @@
  * and two commands at once on one data dir (its lock). The process control
  * records signals instead of sending them, so nothing here can hit a process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { SandboxIo } from '../../../src/commands/sandbox/io.js';
 import { lockDataDir } from '../../../src/commands/sandbox/lock.js';
 import { ensureDataDir, processStartOf, sandboxFiles, writeState, type SandboxState } from '../../../src/commands/sandbox/state.js';
 import { svc, testDeps, testProcesses } from '../../helpers/cli.js';
+import { processControl } from '../../../src/cli/main.js';
 import { freshDataDir, serveDataDir, type Serving } from './serving.js';
 
 const home = mkdtempSync(join(tmpdir(), 'svc-sandbox-lifecycle-home-'));
@@ -64,7 +65,8 @@ async function staleDataDir(pid: number, legacy = false): Promise<{ dataDir: str
   const serving = await serveDataDir(dataDir);
   await serving.close();
   const { token, processStart, ...older } = serving.state;
-  const state = { ...(legacy ? older : { ...older, token, processStart }), pid };
+  // An older svc recorded neither; its sandbox started long before the process that has its pid now.
+  const state = { ...(legacy ? { ...older, startedAt: new Date(Date.now() - 3_600_000).toISOString() } : { ...older, token, processStart }), pid };
   writeState(dataDir, state);
   return { dataDir, state };
 }
@@ -72,7 +74,7 @@ async function staleDataDir(pid: number, legacy = false): Promise<{ dataDir: str
 describe('a state file whose pid is another process now', () => {
   it.each([
     ['recorded with its start time and token', false, 'is not its sandbox but another process now'],
-    ['recorded by an older svc (neither: only an answer could tell)', true, 'does not answer as its sandbox'],
+    ['recorded by an older svc (neither: its start time against startedAt tells)', true, 'is not its sandbox but another process now'],
   ])('%s: status exits 3 without calling it the sandbox; stop signals nothing, says so in one line and removes the file', async (_what, legacy, why) => {
     const pid = await innocentProcess();
     const { dataDir } = await staleDataDir(pid, legacy);
@@ -181,7 +183,12 @@ describe('--data-dir', () => {
     );
     for (const dir of [file, below]) {
       expect(await svc(['sandbox', 'stop', '--data-dir', dir], { env })).toEqual({ code: 0, stdout: '', stderr: `no sandbox runs from ${dir} (it is not a directory); nothing to stop\n` });
-      expect((await svc(['sandbox', 'status', '--data-dir', dir], { env })).code).toBe(3);
+      // Not "start one with 'svc sandbox start --data-dir FILE'": that start fails.
+      expect(await svc(['sandbox', 'status', '--data-dir', dir], { env })).toEqual({
+        code: 3,
+        stdout: '',
+        stderr: `svc: no sandbox runs from ${dir}: it is not a directory; choose another with --data-dir\n`,
+      });
     }
     expect(readFileSync(file, 'utf8')).toBe('my notes\n');
   });
@@ -263,5 +270,145 @@ describe("the data dir's lock", () => {
     expect(held.isHeld()).toBe(true);
     held.release();
     expect(existsSync(sandboxFiles(dataDir).lock)).toBe(false);
+  });
+});
+
+/** When this process started, as the ISO time an older svc recorded as `startedAt` (from /proc). */
+function ownStartedAt(): string {
+  const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+  const stat = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+  const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  return new Date(btime * 1000 + ticks * 10 + 500).toISOString();
+}
+
+describe('a state file of an older svc (no token, no processStart)', () => {
+  it.skipIf(!existsSync('/proc/stat'))("naming an unrelated process while another data dir's sandbox answers on its port: status 3, stop signals nothing", async () => {
+    const other = await serveDataDir(freshDataDir());
+    open.push(other);
+    const pid = await innocentProcess();
+    const dataDir = freshDataDir();
+    ensureDataDir(dataDir);
+    const { origin, port, instanceUrl } = other.state;
+    writeState(dataDir, { pid, origin, port, instanceUrl, https: false, startedAt: '2026-01-02T03:04:05.000Z' });
+    const why = `its state file names pid ${pid}, which is not its sandbox but another process now`;
+    expect(await svc(['sandbox', 'status', '--data-dir', dataDir], { env })).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `svc: no sandbox runs from ${dataDir} (${why}); start one with 'svc sandbox start --data-dir ${dataDir}'\n`,
+    });
+    const processes = recordingProcesses();
+    expect(await svc(['sandbox', 'stop', '--data-dir', dataDir], { env, processes })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `no sandbox runs from ${dataDir}; nothing to stop (${why}; nothing was signalled, and the file was removed)\n`,
+    });
+    expect(processes.signals).toEqual([]);
+  });
+
+  it.skipIf(!existsSync('/proc/stat'))('naming the sandbox it started (its start time matches startedAt): status calls it running', async () => {
+    const dataDir = freshDataDir();
+    const serving = await serveDataDir(dataDir);
+    open.push(serving);
+    const { token: _token, processStart: _start, ...older } = serving.state;
+    writeState(dataDir, { ...older, startedAt: ownStartedAt() });
+    const r = await svc(['sandbox', 'status', '--data-dir', dataDir, '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ running: true, pid: process.pid });
+  });
+});
+
+describe('sandbox.json that is not a regular file', () => {
+  it('a directory with files in it: stop exits 0 in one line saying it cannot be removed; start refuses in one line; an empty one is removed', async () => {
+    const dataDir = freshDataDir();
+    ensureDataDir(dataDir);
+    const file = sandboxFiles(dataDir).state;
+    mkdirSync(join(file, 'keep'), { recursive: true });
+    const processes = recordingProcesses();
+    const stop = await svc(['sandbox', 'stop', '--data-dir', dataDir], { env, processes });
+    expect(stop.code).toBe(0);
+    expect(stop.stderr).toMatch(
+      new RegExp(`^no sandbox runs from ${dataDir}; nothing to stop \\(its state file ${file} is damaged: it is a directory, not a file; nothing was signalled, and it cannot be removed: .*\\(ENOTEMPTY\\); remove it\\)\n$`),
+    );
+    const start = await svc(['sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dataDir], { env, processes });
+    expect(start.code).toBe(1);
+    expect(start.stderr).toMatch(new RegExp(`^svc: cannot start a sandbox from ${dataDir}: its state file ${file} is damaged: it is a directory, not a file, and it cannot be removed: .*; remove it\n$`));
+    expect(start.stderr).not.toContain('the file was removed');
+    expect(existsSync(sandboxFiles(dataDir).lock)).toBe(false);
+    execFileSync('rmdir', [join(file, 'keep')]);
+    expect(await svc(['sandbox', 'stop', '--data-dir', dataDir], { env, processes })).toMatchObject({ code: 0 });
+    expect(existsSync(file)).toBe(false);
+    expect(processes.signals).toEqual([]);
+  });
+
+  it('a FIFO nobody writes: status and stop answer at once (exit 3 and 0), never blocking in the read', async () => {
+    const dataDir = freshDataDir();
+    ensureDataDir(dataDir);
+    execFileSync('mkfifo', [sandboxFiles(dataDir).state]);
+    const why = `its state file ${sandboxFiles(dataDir).state} is damaged: it is a FIFO, not a file`;
+    expect(await svc(['sandbox', 'status', '--data-dir', dataDir], { env })).toMatchObject({ code: 3, stderr: `svc: no sandbox runs from ${dataDir} (${why}); start one with 'svc sandbox start --data-dir ${dataDir}'\n` });
+    expect(await svc(['sandbox', 'stop', '--data-dir', dataDir], { env, processes: recordingProcesses() })).toMatchObject({ code: 0 });
+    expect(existsSync(sandboxFiles(dataDir).state)).toBe(false);
+  });
+
+  it('larger than any state svc writes: damaged, not read', async () => {
+    const dataDir = freshDataDir();
+    ensureDataDir(dataDir);
+    writeFileSync(sandboxFiles(dataDir).state, `{"pid": ${process.pid}, "pad": "${'x'.repeat(100_000)}"}`);
+    expect((await svc(['sandbox', 'status', '--data-dir', dataDir], { env })).stderr).toContain('is damaged: it is larger than any state svc writes');
+  });
+});
+
+describe('stop where sandbox.lock cannot be written', () => {
+  it.skipIf(!existsSync('/proc/sys/kernel'))('a data dir where nothing can be made (/proc/sys/kernel): exit 0, nothing to stop, nothing about the lock', async () => {
+    expect(await svc(['sandbox', 'stop', '--data-dir', '/proc/sys/kernel'], { env })).toEqual({ code: 0, stdout: '', stderr: 'no sandbox runs from /proc/sys/kernel; nothing to stop\n' });
+  });
+});
+
+describe('a sandbox that is starting (its process runs and is ours; it listens not yet)', () => {
+  it('status exits 3 saying it is starting, without advising a stop that would cancel the start', async () => {
+    const dataDir = freshDataDir();
+    ensureDataDir(dataDir);
+    const processStart = processStartOf(process.pid);
+    writeState(dataDir, { pid: process.pid, https: false, startedAt: new Date().toISOString(), token: 'a'.repeat(32), ...(processStart ? { processStart } : {}) });
+    const r = await svc(['sandbox', 'status', '--data-dir', dataDir], { env });
+    if (!processStart) return; // without /proc a sandbox that does not answer yet cannot be told from another process
+    expect(r).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `svc: the sandbox of ${dataDir} is starting (pid ${process.pid}; seeding a large tenant takes a while); see ${sandboxFiles(dataDir).log}\n`,
+    });
+  });
+
+  it('Ctrl-C of start while the child seeds: the child is ended, the lock let go, one line, exit 130', async () => {
+    const dataDir = freshDataDir();
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    innocents.push(child);
+    await new Promise<void>((resolve) => child.once('spawn', () => resolve()));
+    const real = processControl();
+    const signals: [number, string][] = [];
+    const handlers = new Map<string, () => void>();
+    const processes: ProcessControl = {
+      ...testProcesses(),
+      // The child seeds (its state names it, no address yet) until the test presses Ctrl-C.
+      spawnDetached: async () => {
+        writeState(dataDir, { pid: child.pid!, https: false, startedAt: new Date().toISOString(), token: 'b'.repeat(32) });
+        return child.pid!;
+      },
+      kill: (pid, signal) => {
+        if (signal !== 0) signals.push([pid, signal]);
+        // Only the child this start spawned is ever signalled for real.
+        return pid === child.pid || signal === 0 ? real.kill(pid, signal) : false;
+      },
+      onceSignal: (signal, fn) => void handlers.set(signal, fn),
+    };
+    const run = svc(['sandbox', 'start', '--port', '0', '--data-dir', dataDir], { env, processes });
+    while (!existsSync(sandboxFiles(dataDir).state) || !handlers.has('SIGINT')) await new Promise((r) => setImmediate(r));
+    handlers.get('SIGINT')?.();
+    const r = await run;
+    expect(r).toEqual({ code: 130, stdout: '', stderr: 'svc: interrupted by SIGINT; stopped the sandbox that was starting\n' });
+    expect(signals).toEqual([[child.pid, 'SIGTERM']]);
+    expect(real.kill(child.pid!, 0)).toBe(false);
+    expect(existsSync(sandboxFiles(dataDir).lock)).toBe(false);
+    expect(existsSync(sandboxFiles(dataDir).state)).toBe(false);
   });
 });

@@ -5,11 +5,13 @@
  */
 import { rmSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
+import { SvcError } from '../../../errors.js';
 import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { infoView, readSandboxInfo } from '../info.js';
 import { createSandboxIo, type SandboxIo } from '../io.js';
 import { withDataDirLock } from '../lock.js';
 import { DEFAULT_PORT } from '../options.js';
+import { shown } from '../../../util/shown.js';
 import { showCredentials } from '../report.js';
 import { spawnSandbox } from '../spawn.js';
 import { ensureDataDir, ensurePrivateDatabase, sandboxFiles } from '../state.js';
@@ -32,13 +34,14 @@ async function seedOffline(dataDir: string, seedAccounts: number | undefined): P
 
 async function reset(dataDir: string, opts: SandboxResetOptions, io: SandboxIo): Promise<void> {
   const env = io.deps.env;
-  const { stopped, setAside } = await stopSandbox(dataDir, io);
+  const { stopped, setAside, left } = await stopSandbox(dataDir, io);
+  if (left) throw new SvcError(`cannot reset the sandbox of ${shown(dataDir)}: ${setAside ?? `its state file ${shown(sandboxFiles(dataDir).state)} names no running sandbox`}, and ${left}`);
   if (setAside) io.note(`${setAside}; nothing was signalled, and the file was removed`);
   wipe(dataDir);
   const accounts = opts.seedAccounts ?? stopped?.seedAccounts;
   if (!stopped) {
     await seedOffline(dataDir, accounts);
-    io.note(`sandbox data in ${dataDir} wiped and seeded again; it is not running: start it with '${sandboxCommand('start', dataDir, env)}'`);
+    io.note(`sandbox data in ${shown(dataDir)} wiped and seeded again; it is not running: start it with '${sandboxCommand('start', dataDir, env)}'`);
     await io.show(infoView(readSandboxInfo(dataDir, {}, env)));
     return;
   }

@@ -4,7 +4,7 @@ import { withDataDirLock } from '../lock.js';
 import type { StartOptions } from '../options.js';
 import { reportRunning, showCredentials } from '../report.js';
 import { spawnSandbox } from '../spawn.js';
-import { ensureDataDir, probeSandbox, removeState, sandboxFiles, setAsideReason } from '../state.js';
+import { clearStaleState, ensureDataDir, probeSandbox, sandboxFiles } from '../state.js';
 
 /**
  * Starts a sandbox in the background, or reports the one already running from the data dir; holds the
@@ -15,9 +15,7 @@ export async function startInBackground(opts: StartOptions, io: SandboxIo): Prom
   await withDataDirLock(opts.dataDir, 'start', io, async () => {
     const probe = await probeSandbox(opts.dataDir, io.proc);
     if (probe.alive && probe.state) return reportRunning(opts.dataDir, { ...probe, state: probe.state }, io);
-    const setAside = setAsideReason(opts.dataDir, probe);
-    if (setAside) io.note(`${setAside}; the file was removed, and a new sandbox starts`);
-    removeState(opts.dataDir);
+    clearStaleState(opts.dataDir, probe, io.note);
     const state = await spawnSandbox(opts, io);
     io.note(`sandbox started at ${state.instanceUrl} (pid ${state.pid}, log in ${sandboxFiles(opts.dataDir).log})`);
     await showCredentials(opts.dataDir, state, io);

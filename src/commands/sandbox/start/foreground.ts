@@ -15,13 +15,13 @@ import { isDetachedChild, withDataDirLock } from '../lock.js';
 import type { StartOptions } from '../options.js';
 import { reportRunning, showCredentials } from '../report.js';
 import {
+  clearStaleState,
   ensureDataDir,
   ensurePrivateDatabase,
   newToken,
   probeSandbox,
   processStartOf,
   removeState,
-  setAsideReason,
   writeState,
   type SandboxState,
 } from '../state.js';
@@ -95,12 +95,11 @@ async function claimAndListen(opts: StartOptions, io: SandboxIo): Promise<{ sand
   const { proc, deps } = io;
   const probe = await probeSandbox(opts.dataDir, proc);
   if (probe.alive && probe.state && probe.state.pid !== proc.pid) {
-    if (isDetachedChild(io)) throw new SvcError(`a sandbox already runs from ${opts.dataDir} (pid ${probe.state.pid}); this one does not start`);
+    if (isDetachedChild(io)) throw new SvcError(`a sandbox already runs from ${shown(opts.dataDir)} (pid ${probe.state.pid}); this one does not start`);
     await reportRunning(opts.dataDir, { ...probe, state: probe.state }, io);
     return undefined;
   }
-  const setAside = setAsideReason(opts.dataDir, probe);
-  if (setAside) io.note(`${setAside}; the file was removed, and a new sandbox starts`);
+  clearStaleState(opts.dataDir, probe, io.note);
   ensurePrivateDatabase(opts.dataDir);
   const startedAt = new Date(deps.now()).toISOString();
   const token = newToken();
@@ -125,18 +124,22 @@ async function claimAndListen(opts: StartOptions, io: SandboxIo): Promise<{ sand
 }
 
 /**
- * Runs the sandbox in this process until SIGINT or SIGTERM; then closes it and removes the state file.
- * It holds the data dir's lock until it listens (the detached child's parent holds it for it).
+ * Runs the sandbox in this process until SIGINT or SIGTERM (once it listens); then closes it and removes the
+ * state file. It holds the data dir's lock until it listens (the detached child's parent holds it for it).
  */
 export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<void> {
   const { proc } = io;
-  const stop = nextSignal(io);
   ensureDataDir(opts.dataDir);
+  // Until it listens, SIGINT keeps its default and ends the process at once: the seeding of a new tenant
+  // runs synchronously (signal handlers would wait for its end, seconds to minutes) in one transaction, which
+  // an ended process never commits. What it leaves (the state file, the lock) names a process that is gone:
+  // the next command removes it. SIGTERM is handled by svc (main.ts) and ends it once the seeding is done.
   const serving = await withDataDirLock(opts.dataDir, 'start --foreground', io, () => claimAndListen(opts, io));
   if (!serving) return;
+  const stop = nextSignal(io);
   const { sandbox, state } = serving;
   const detached = isDetachedChild(io);
-  io.note(`sandbox listening at ${state.instanceUrl} (pid ${proc.pid}, data in ${opts.dataDir})${detached ? '' : '; press Ctrl-C to stop it'}`);
+  io.note(`sandbox listening at ${state.instanceUrl} (pid ${proc.pid}, data in ${shown(opts.dataDir)})${detached ? '' : '; press Ctrl-C to stop it'}`);
   // A detached child's output is the log file: credentials never go there.
   if (!detached) await showCredentials(opts.dataDir, state, io);
   io.note(`sandbox stopping (${await stop})`);

@@ -2,22 +2,29 @@
 import type { Context } from '../../../cli/context.js';
 import { NotFoundError } from '../../../errors.js';
 import type { ObjectView } from '../../../output/view.js';
+import { shown } from '../../../util/shown.js';
 import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { createSandboxIo, type SandboxIo } from '../io.js';
-import { probeSandbox, sandboxFiles, setAsideReason } from '../state.js';
+import { dataDirKind, probeSandbox, sandboxFiles, setAsideReason } from '../state.js';
 import type { SandboxStatusOptions } from './options.js';
 
 async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
+  // A start there would fail ("not a directory"): not the advice to give.
+  if (dataDirKind(dataDir) === 'not-a-directory') throw new NotFoundError(`no sandbox runs from ${shown(dataDir)}: it is not a directory; choose another with --data-dir`);
   const probe = await probeSandbox(dataDir, io.proc);
   const { state, alive, healthy } = probe;
   if (!state || !alive) {
     // A damaged state file, or one whose pid is another process now, is left for start, stop or reset to remove.
     const why = setAsideReason(dataDir, probe);
-    throw new NotFoundError(`no sandbox runs from ${dataDir}${why ? ` (${why})` : ''}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
+    throw new NotFoundError(`no sandbox runs from ${shown(dataDir)}${why ? ` (${why})` : ''}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
+  }
+  if (state.origin === undefined) {
+    // Its process runs (and is this sandbox) but listens not yet: it seeds a new tenant. Stopping it would cancel that start.
+    throw new NotFoundError(`the sandbox of ${shown(dataDir)} is starting (pid ${state.pid}; seeding a large tenant takes a while); see ${shown(sandboxFiles(dataDir).log)}`);
   }
   if (!healthy || !state.instanceUrl) {
     const log = sandboxFiles(dataDir).log;
-    throw new NotFoundError(`the sandbox process ${state.pid} of ${dataDir} does not answer; see ${log} or run '${sandboxCommand('stop', dataDir, io.deps.env)}'`);
+    throw new NotFoundError(`the sandbox process ${state.pid} of ${shown(dataDir)} does not answer; see ${shown(log)} or run '${sandboxCommand('stop', dataDir, io.deps.env)}'`);
   }
   const value = {
     running: true,

@@ -5,6 +5,7 @@ import { createSandboxIo } from '../io.js';
 import { withDataDirLock } from '../lock.js';
 import { dataDirKind } from '../state.js';
 import { stopSandbox } from '../stop-sandbox.js';
+import { shown } from '../../../util/shown.js';
 import type { SandboxStopOptions } from './options.js';
 
 export async function runSandboxStop(opts: SandboxStopOptions, ctx: Context): Promise<void> {
@@ -13,10 +14,12 @@ export async function runSandboxStop(opts: SandboxStopOptions, ctx: Context): Pr
   const kind = dataDirKind(dataDir);
   if (kind !== 'directory') {
     // Nothing ever ran from a path that is no directory: nothing to lock, nothing to stop.
-    io.note(`no sandbox runs from ${dataDir}${kind === 'not-a-directory' ? ' (it is not a directory)' : ''}; nothing to stop`);
+    io.note(`no sandbox runs from ${shown(dataDir)}${kind === 'not-a-directory' ? ' (it is not a directory)' : ''}; nothing to stop`);
     return;
   }
-  const { stopped, setAside } = await withDataDirLock(dataDir, 'stop', io, () => stopSandbox(dataDir, io));
+  // A data dir where its lock cannot be written (a full disk) still has its sandbox stopped.
+  const { stopped, setAside, left } = await withDataDirLock(dataDir, 'stop', io, () => stopSandbox(dataDir, io), { unlessUnwritable: true });
   if (stopped) io.note(`sandbox stopped (pid ${stopped.pid}${stopped.instanceUrl ? `, ${stopped.instanceUrl}` : ''})`);
-  else io.note(`no sandbox runs from ${dataDir}; nothing to stop${setAside ? ` (${setAside}; nothing was signalled, and the file was removed)` : ''}`);
+  else if (setAside) io.note(`no sandbox runs from ${shown(dataDir)}; nothing to stop (${setAside}; nothing was signalled, and ${left ?? 'the file was removed'})`);
+  else io.note(`no sandbox runs from ${shown(dataDir)}; nothing to stop${left ? ` (its state file names no running process, and ${left})` : ''}`);
 }
