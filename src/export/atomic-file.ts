@@ -11,6 +11,7 @@ import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
 import { writeFailed } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 import { createSink, writeAll, type Device, type Sink } from './sink.js';
 
 /** `FILE.svc-partial` */
@@ -50,11 +51,11 @@ export async function openFileSink(target: string, opts: FileSinkOptions): Promi
     if (opts.resume) {
       const size = await stat(path).then((s) => s.size, () => -1);
       if (size < opts.resume.bytes) {
-        throw new UsageError(`the partial file ${path} is missing or shorter than its checkpoint says; run without --resume to start again`);
+        throw new UsageError(`the partial file ${shown(path)} is missing or shorter than its checkpoint says; run without --resume to start again`);
       }
       hash = await hashPrefix(path, opts.resume.bytes);
       if (hash.copy().digest('hex') !== opts.resume.sha256) {
-        throw new UsageError(`the partial file ${path} no longer holds what its checkpoint says (changed or damaged); run without --resume to start again`);
+        throw new UsageError(`the partial file ${shown(path)} no longer holds what its checkpoint says (changed or damaged); run without --resume to start again`);
       }
       fh = await open(path, 'r+');
       await fh.truncate(opts.resume.bytes);
@@ -79,7 +80,7 @@ export async function openFileSink(target: string, opts: FileSinkOptions): Promi
       closed = true;
       // Rename only the file this run wrote: not one someone put in its place meanwhile.
       const now = await stat(path).catch(() => undefined);
-      if (now?.ino !== ino) throw new SvcError(`${path} was replaced or removed while this export ran; ${target} is untouched; run the export again`);
+      if (now?.ino !== ino) throw new SvcError(`${shown(path)} was replaced or removed while this export ran; ${shown(target)} is untouched; run the export again`);
       await opts.beforeRename?.();
       await rename(path, target);
       await syncDir(dirname(target));

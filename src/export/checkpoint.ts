@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { writeFailed } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 import { canonicalJson, exportFormats, type ExportRequest, type IdRange } from './plan.js';
 import { isGroupMeta, type GroupMeta } from './parquet/footer.js';
 
@@ -106,7 +107,7 @@ function isParquetProgress(p: unknown, columns: number): boolean {
 /** The checkpoint for a target, or undefined when there is none; a usage error (exit 2) when it cannot be trusted. */
 export function readCheckpoint(target: string): Checkpoint | undefined {
   const path = checkpointPath(target);
-  const damaged = new UsageError(`the checkpoint ${path} is damaged or was edited; remove it (and ${target}.svc-partial) to start the export again`);
+  const damaged = new UsageError(`the checkpoint ${shown(path)} is damaged or was edited; remove it (and ${shown(`${target}.svc-partial`)}) to start the export again`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -122,7 +123,7 @@ export function readCheckpoint(target: string): Checkpoint | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) throw damaged;
   if (parsed.version !== CHECKPOINT_VERSION) {
-    throw new UsageError(`the checkpoint ${path} was written by another version of svc; remove it (and ${target}.svc-partial) to start the export again`);
+    throw new UsageError(`the checkpoint ${shown(path)} was written by another version of svc; remove it (and ${shown(`${target}.svc-partial`)}) to start the export again`);
   }
   const { check, ...rest } = parsed;
   if (!isWhole(rest) || check !== checksum(rest)) throw damaged;

@@ -5,9 +5,10 @@
  */
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { SvcError } from '../errors.js';
 import { ioReason, writeFailed } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 import { version } from '../version.js';
 import { syncDir } from './atomic-file.js';
 import type { ExportRequest } from './plan.js';
@@ -65,8 +66,9 @@ export function buildManifest(
  *   1. stage: before the export is renamed, the manifest is written to
  *      `FILE.manifest.json.tmp` with the export's permissions and synced (a
  *      failure is kept, and reported once the export is in place);
- *   2. dropOld: just before the export's rename, the previous manifest (of
- *      the file about to be replaced) is removed and the directory synced;
+ *   2. dropOld: just before the export's rename, the previous manifests (of
+ *      the file about to be replaced: see dropManifests) are removed and the
+ *      directories synced;
  *   3. the export is renamed into place (by its sink);
  *   4. place: the manifest is renamed into place and the directory synced.
  * The export first, then its manifest: a crash between 2 and 4 leaves the
@@ -76,7 +78,7 @@ export function buildManifest(
 export interface ManifestWriter {
   /** Writes and syncs the manifest's temporary file, with the permissions of `exportFile` (the partial file). Never throws. */
   stage(manifest: Manifest, exportFile: string): Promise<void>;
-  /** Removes the previous manifest; throws (stopping the rename) when it cannot. */
+  /** Removes the previous manifests (dropManifests); throws (stopping the rename) when it cannot. */
   dropOld(): Promise<void>;
   /** Once the export is in place: renames the manifest beside it; else throws an SvcError (exit 1) saying what is in place and what is not. */
   place(rows: number): Promise<void>;
@@ -93,8 +95,39 @@ function unlinkIfThere(path: string): void {
   }
 }
 
-export function createManifestWriter(target: string): ManifestWriter {
-  const path = manifestPath(target);
+/** The manifests an export to a file could have left: beside the name typed and, when that is a link, beside the file it points to. */
+function manifestsOf(target: { readonly given: string; readonly path: string }): string[] {
+  const beside = manifestPath(target.given);
+  const behind = manifestPath(target.path);
+  return resolve(beside) === resolve(behind) ? [beside] : [beside, behind];
+}
+
+/**
+ * Removes, just before an export (with --manifest or not) is renamed over
+ * `target`, every manifest that describes the file being replaced: svc's own,
+ * which would now lie. Answers whether one was removed; throws an SvcError
+ * (stopping the rename) when one cannot be. A directory there is no manifest.
+ */
+export async function dropManifests(target: { readonly given: string; readonly path: string }): Promise<boolean> {
+  let dropped = false;
+  for (const path of manifestsOf(target)) {
+    try {
+      unlinkSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // None, or a directory: no manifest describes the file being replaced.
+      if (code === 'ENOENT' || code === 'EISDIR') continue;
+      throw new SvcError(`cannot remove ${shown(path)}, the manifest of the file this export replaces: ${ioReason(err)}`);
+    }
+    dropped = true;
+    await syncDir(dirname(path));
+  }
+  return dropped;
+}
+
+/** The manifest is written beside the name typed (`target.given`), a link or not. */
+export function createManifestWriter(target: { readonly given: string; readonly path: string }): ManifestWriter {
+  const path = manifestPath(target.given);
   const tmp = `${path}.tmp`;
   let staged = false;
   let failure: SvcError | undefined;
@@ -130,16 +163,7 @@ export function createManifestWriter(target: string): ManifestWriter {
       }
     },
     async dropOld() {
-      try {
-        unlinkSync(path);
-        dropped = true;
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        // None, or a directory: no manifest describes the file being replaced.
-        if (code === 'ENOENT' || code === 'EISDIR') return;
-        throw new SvcError(`cannot remove ${path}, the manifest of the file this export replaces: ${ioReason(err)}`);
-      }
-      await syncDir(dirname(path));
+      dropped = await dropManifests(target);
     },
     async place(rows) {
       if (!failure) {
@@ -155,7 +179,7 @@ export function createManifestWriter(target: string): ManifestWriter {
       }
       const before = dropped ? 'the previous manifest was removed, as it described the file replaced' : 'no manifest is beside it';
       throw new SvcError(
-        `${target} is in place (${rows.toLocaleString('en-US')} rows), but not its manifest: ${failure.message}; ${before}; no partial file or checkpoint is kept: run the export again for a manifest once that is fixed`,
+        `${target.given} is in place (${rows.toLocaleString('en-US')} rows), but not its manifest: ${failure.message}; ${before}; no partial file or checkpoint is kept: run the export again for a manifest once that is fixed`,
       );
     },
     discard,

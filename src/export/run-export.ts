@@ -4,12 +4,13 @@
  * date, and on success puts the file in place and writes the manifest. On a
  * failure or an interrupt the target is untouched and the checkpoint stays.
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import type { OutStream } from '../output/io.js';
 import { ExitCode, SvcError, UsageError } from '../errors.js';
 import type { Row } from '../output/view.js';
 import type { HeldLock, LockProcesses } from '../util/file-lock.js';
 import { ioReason } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 import { openFileSink, partialPath, removePartial } from './atomic-file.js';
 import { stdoutSink, type Sink } from './sink.js';
 import { openStreamSink } from './stream-sink.js';
@@ -17,7 +18,7 @@ import { CHECKPOINT_VERSION, checkpointPath, checkSameRequest, readCheckpoint, r
 import { createEncoder, withoutKey } from './encode.js';
 import { checkLock, lockTarget } from './export-lock.js';
 import { firstId, idBounds, idsOf, remaining, withIds } from './ids.js';
-import { buildManifest, createManifestWriter, type Manifest, type ManifestWriter } from './manifest.js';
+import { buildManifest, createManifestWriter, dropManifests, type Manifest, type ManifestWriter } from './manifest.js';
 import { ByteBuilder } from './byte-builder.js';
 import { createChunker, type Density } from './chunks.js';
 import { inOrder, type Producer } from './ordered.js';
@@ -91,9 +92,10 @@ export interface ExportResult {
 /** The sha256 of nothing: a fresh partial file's. */
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
-async function freshState(job: ExportJob): Promise<Checkpoint> {
+/** A new run's state; over `kept` (a checkpoint's ID range), else the shard's range found now, or everything. */
+async function freshState(job: ExportJob, kept?: IdRange): Promise<Checkpoint> {
   const shard = job.request.shard;
-  const range: IdRange = shard ? shardRange(await idBounds(job.fetch, job.request), shard) : { after: 0, upTo: null };
+  const range: IdRange = kept ?? (shard ? shardRange(await idBounds(job.fetch, job.request), shard) : { after: 0, upTo: null });
   return {
     version: CHECKPOINT_VERSION,
     key: job.key,
@@ -114,29 +116,46 @@ async function begin(job: ExportJob, lock: HeldLock | undefined, manifest: Manif
   job.signal.throwIfAborted();
   if (!target || target.kind === 'stdout') return { state: await freshState(job), sink: stdoutSink(job.stdout, job.signal), resumed: false };
   if (target.kind === 'stream') {
-    const onWait = (): void => job.warn(`waiting for a reader of ${target.given} (${target.what})`);
+    const onWait = (): void => job.warn(`waiting for a reader of ${shown(target.given)} (${target.what})`);
     return { state: await freshState(job), sink: await openStreamSink(target.path, target.fifo, job.signal, onWait), resumed: false };
   }
   const file = target.path;
+  // Any export replacing the file first removes the manifests describing it (with --manifest, then writes its own).
   const beforeRename = async (): Promise<void> => {
     checkLock(lock, file);
-    await manifest?.dropOld();
+    await (manifest ? manifest.dropOld() : dropManifests(target));
   };
   const previous = job.resume ? readCheckpoint(file) : undefined;
+  let range: IdRange | undefined;
   if (previous) {
     checkSameRequest(previous, job.olderKey === undefined ? [job.key] : [job.key, job.olderKey], job.command, file);
-    checkSameCodec(previous, job.request, file);
-    const resume = { bytes: previous.bytes, sha256: previous.partialSha256 };
-    return { state: previous, sink: await openFileSink(file, { resume, signal: job.signal, beforeRename }), resumed: true };
+    if (!(await partialGone(file))) {
+      checkSameCodec(previous, job.request, file);
+      const resume = { bytes: previous.bytes, sha256: previous.partialSha256 };
+      return { state: previous, sink: await openFileSink(file, { resume, signal: job.signal, beforeRename }), resumed: true };
+    }
+    // This export's checkpoint without its partial file: the run was stopped after the rename (the file is in
+    // place) and before the checkpoint went, or the partial file was removed. Started afresh, over the same ID
+    // range (a shard's, fixed when its job array started), it writes every record again: none is lost.
+    job.warn(`${shown(partialPath(file))} is gone (its export was put in place, or it was removed); starting afresh, as without --resume`);
+    range = { after: previous.range.after, upTo: previous.range.upTo };
   }
   removeCheckpoint(file);
   await removePartial(file);
-  const state = await freshState(job);
+  const state = await freshState(job, range);
   // The new file keeps the permissions of the one it replaces (a private export stays private).
   const mode = await stat(file).then((st) => st.mode & 0o7777, () => undefined);
   const sink = await openFileSink(file, { signal: job.signal, beforeRename, ...(mode === undefined ? {} : { mode }) });
   saveCheckpoint(file, state);
   return { state, sink, resumed: false };
+}
+
+/** Whether a checkpoint's partial file is not there at all (one that is there, but short or changed, is refused by openFileSink). */
+async function partialGone(file: string): Promise<boolean> {
+  return lstat(partialPath(file)).then(
+    () => false,
+    (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT',
+  );
 }
 
 /**
@@ -177,11 +196,11 @@ async function forget(file: string): Promise<void> {
 
 /** The error to report: the cause, and how to continue when a checkpoint is kept. */
 function explain(err: unknown, state: Checkpoint, target: OutputTarget | undefined, nothing: boolean): SvcError {
-  const base = err instanceof SvcError ? err : new SvcError(`export failed: ${err instanceof Error ? err.message : String(err)}`);
+  const base = err instanceof SvcError ? err : new SvcError(`export failed: ${shown(err instanceof Error ? err.message : String(err), 500)}`);
   if (target?.kind !== 'file' || base.exitCode === ExitCode.usage) return base;
   const file = target.path;
-  if (nothing) return new SvcError(`${base.message}; no record was written, ${file} is untouched`, base.exitCode);
-  const hint = `${state.rows.toLocaleString('en-US')} rows kept in ${file}.svc-partial; ${file} is untouched; run the same command with --resume to continue (checkpoint ${checkpointPath(file)})`;
+  if (nothing) return new SvcError(`${base.message}; no record was written, ${shown(file)} is untouched`, base.exitCode);
+  const hint = `${state.rows.toLocaleString('en-US')} rows kept in ${shown(`${file}.svc-partial`)}; ${shown(file)} is untouched; run the same command with --resume to continue (checkpoint ${shown(checkpointPath(file))})`;
   return new SvcError(`${base.message}; ${hint}`, base.exitCode);
 }
 
@@ -246,7 +265,7 @@ export async function runExport(job: ExportJob): Promise<ExportResult> {
 }
 
 async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<ExportResult> {
-  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target.given) : undefined;
+  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target) : undefined;
   const { state, sink, resumed } = await begin(job, lock, manifest);
   const file = job.target?.kind === 'file' ? job.target.path : undefined;
   const req = state.request;
@@ -292,7 +311,7 @@ async function exportAll(job: ExportJob, lock: HeldLock | undefined): Promise<Ex
     try {
       removeCheckpoint(file);
     } catch (err) {
-      throw new SvcError(`${job.target?.given ?? file} is in place (${state.rows.toLocaleString('en-US')} rows), but its checkpoint ${checkpointPath(file)} could not be removed: ${ioReason(err)}; remove it by hand`);
+      throw new SvcError(`${shown(job.target?.given ?? file)} is in place (${state.rows.toLocaleString('en-US')} rows), but its checkpoint ${shown(checkpointPath(file))} could not be removed: ${ioReason(err)}; remove it by hand`);
     }
   }
   await manifest?.place(state.rows);

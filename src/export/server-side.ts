@@ -11,7 +11,7 @@ import type { LockProcesses } from '../util/file-lock.js';
 import { openFileSink, partialPath, removePartial } from './atomic-file.js';
 import { stdoutSink, type Sink } from './sink.js';
 import { openStreamSink } from './stream-sink.js';
-import { buildManifest, createManifestWriter, type ManifestWriter } from './manifest.js';
+import { buildManifest, createManifestWriter, dropManifests, type ManifestWriter } from './manifest.js';
 import type { ExportRequest } from './plan.js';
 import { lockTarget } from './export-lock.js';
 import type { OutputTarget } from './target.js';
@@ -68,9 +68,9 @@ async function openSink(job: ServerSideJob, manifest: ManifestWriter | undefined
   const { target, signal } = job;
   if (!target || target.kind === 'stdout') return stdoutSink(job.stdout, signal);
   if (target.kind !== 'file') return openStreamSink(target.path, target.fifo, signal);
-  // The new file keeps the permissions of the one it replaces (a private export stays private), and its rename first removes that file's manifest.
+  // The new file keeps the permissions of the one it replaces (a private export stays private), and its rename first removes that file's manifests (with --manifest or not).
   const mode = await stat(target.path).then((st) => st.mode & 0o7777, () => undefined);
-  return openFileSink(target.path, { signal, beforeRename: () => manifest?.dropOld(), ...(mode === undefined ? {} : { mode }) });
+  return openFileSink(target.path, { signal, beforeRename: () => (manifest ? manifest.dropOld() : dropManifests(target).then(() => undefined)), ...(mode === undefined ? {} : { mode }) });
 }
 
 /** Streams the service's CSV export to the target (atomically) or stdout; answers rows (header excluded) and sha256. */
@@ -87,7 +87,7 @@ async function streamAll(job: ServerSideJob): Promise<{ rows: number; bytes: num
   const startedAt = new Date(job.now()).toISOString();
   const file = job.target?.kind === 'file' ? job.target.path : undefined;
   if (file) await removePartial(file);
-  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target.given) : undefined;
+  const manifest = job.manifest && job.target?.kind === 'file' ? createManifestWriter(job.target) : undefined;
   const sink = await openSink(job, manifest);
   const counter = createRecordCounter();
   const decoder = new TextDecoder('utf-8');

@@ -11,6 +11,7 @@ import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { ioReason } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 
 export type OutputTarget =
   /** `path` is where the file lives (the end of any symbolic links); `given` is what the user typed. */
@@ -46,18 +47,18 @@ async function followLinks(given: string): Promise<{ path: string; descriptor: b
     if (!st.isSymbolicLink()) return { path, descriptor: false };
     path = resolve(dirname(path), await readlink(path));
   }
-  throw new UsageError(`--output ${given}: too many levels of symbolic links; point it at a file`);
+  throw new UsageError(`--output ${shown(given)}: too many levels of symbolic links; point it at a file`);
 }
 
 /** The directory a new file would go to must exist. */
 async function checkDirectory(given: string, path: string): Promise<void> {
   const dir = dirname(path);
   const st = await stat(dir).catch((err: unknown) => {
-    if (code(err) === 'ENOENT') throw new UsageError(`--output ${given}: the directory ${dir} does not exist; create it or choose another file`);
-    if (code(err) === 'ENOTDIR') throw new UsageError(`--output ${given}: a part of ${dir} is not a directory; choose another file`);
+    if (code(err) === 'ENOENT') throw new UsageError(`--output ${shown(given)}: the directory ${shown(dir)} does not exist; create it or choose another file`);
+    if (code(err) === 'ENOTDIR') throw new UsageError(`--output ${shown(given)}: a part of ${shown(dir)} is not a directory; choose another file`);
     throw err;
   });
-  if (!st.isDirectory()) throw new UsageError(`--output ${given}: ${dir} is not a directory; choose another file`);
+  if (!st.isDirectory()) throw new UsageError(`--output ${shown(given)}: ${shown(dir)} is not a directory; choose another file`);
 }
 
 function streamKind(st: Stats): string | undefined {
@@ -71,17 +72,17 @@ const WORKING_FILE = /\.svc-(?:partial|checkpoint\.json|lock)(?:\.[0-9a-f]+\.(?:
 
 /** Looks at what `--output` names; a usage error (exit 2) when svc cannot write an export there. */
 export async function resolveOutput(given: string): Promise<OutputTarget> {
-  if (/[\\/]$/.test(given)) throw new UsageError(`--output ${given} ends in a slash, which names a directory; name a file`);
+  if (/[\\/]$/.test(given)) throw new UsageError(`--output ${shown(given)} ends in a slash, which names a directory; name a file`);
   try {
     const target = await lookAt(given);
     const path = target.kind === 'stdout' ? '' : target.path;
     if (WORKING_FILE.test(given) || WORKING_FILE.test(path)) {
-      throw new UsageError(`--output ${given} is a working file of another export (partial file, checkpoint or lock); name the export's own file`);
+      throw new UsageError(`--output ${shown(given)} is a working file of another export (partial file, checkpoint or lock); name the export's own file`);
     }
     return target;
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--output ${given}: ${ioReason(err)}; choose another file`);
+    throw new UsageError(`--output ${shown(given)}: ${ioReason(err)}; choose another file`);
   }
 }
 
@@ -95,7 +96,7 @@ async function lookAt(given: string): Promise<OutputTarget> {
   }
   if (descriptor && OWN_STDOUT.test(path)) return { kind: 'stdout', given, what: 'standard output' };
   if (descriptor) {
-    if (!st) throw new UsageError(`--output ${given}: ${path} is not an open descriptor; choose a file`);
+    if (!st) throw new UsageError(`--output ${shown(given)}: ${shown(path)} is not an open descriptor; choose a file`);
     return { kind: 'stream', given, path: given, what: streamKind(st) ?? 'a descriptor', fifo: st.isFIFO() };
   }
   if (!st) {
@@ -105,7 +106,7 @@ async function lookAt(given: string): Promise<OutputTarget> {
   if (st.isFile()) return { kind: 'file', given, path };
   const what = streamKind(st);
   if (what) return { kind: 'stream', given, path, what, fifo: st.isFIFO() };
-  if (st.isDirectory()) throw new UsageError(`--output ${given} is a directory; name a file in it, e.g. ${resolve(path, 'export.csv')}`);
+  if (st.isDirectory()) throw new UsageError(`--output ${shown(given)} is a directory; name a file in it, e.g. ${shown(resolve(path, 'export.csv'))}`);
   const kind = st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a regular file';
-  throw new UsageError(`--output ${given} is ${kind}; svc writes exports to regular files, character devices (/dev/null) and FIFOs`);
+  throw new UsageError(`--output ${shown(given)} is ${kind}; svc writes exports to regular files, character devices (/dev/null) and FIFOs`);
 }

@@ -5,17 +5,18 @@
  * export's permissions, is never left describing another file, and a
  * manifest that cannot be written is reported as what it is.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXACT_INTEGERS, hasControlCharacter, integerFrom, sameIgnoringCase } from '../../src/export/column-rules.js';
 import { sandboxCli } from '../helpers/cli.js';
-import { sha256File, tempDir } from './support.js';
+import { seedTrickyAccounts, sha256File, tempDir } from './support.js';
 
 const { sandbox, run } = sandboxCli();
 
 const sent = (): number => sandbox().sandbox.hooks.requests.length;
 const lines = (text: string): string[] => text.trimEnd().split('\n');
+const manifestOf = (file: string): { sha256: string } => JSON.parse(readFileSync(`${file}.manifest.json`, 'utf8')) as { sha256: string };
 
 describe('column rules', () => {
   it('finds the first two names that are one column ignoring case, and control characters', () => {
@@ -106,5 +107,102 @@ describe('--manifest', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is in place \([\d,]+ rows\), but not its manifest: .*; no manifest is beside it; no partial file or checkpoint is kept/);
     expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe('a manifest never outlives the content it describes', () => {
+  it.each([[[]], [['--server-side', '--format', 'csv']]])('an export without --manifest that replaces the file removes the old FILE.manifest.json (%j)', async (extra) => {
+    const dir = tempDir();
+    const file = join(dir, 'out.csv');
+    expect((await run(['accounts', 'export', '--output', file, '--manifest', '--filter', 'ID < 3', ...extra])).code).toBe(0);
+    expect(existsSync(`${file}.manifest.json`)).toBe(true);
+    const r = await run(['accounts', 'export', '--output', file, ...extra]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['out.csv']);
+  });
+
+  it('--output through a link: the manifest goes beside the link, and the one beside the file it points to (now replaced) goes', async () => {
+    const dir = tempDir();
+    const real = join(dir, 'real.csv');
+    const link = join(dir, 'latest.csv');
+    symlinkSync(real, link);
+    expect((await run(['accounts', 'export', '--output', real, '--manifest', '--filter', 'ID < 3'])).code).toBe(0);
+    const r = await run(['accounts', 'export', '--output', link, '--manifest']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['latest.csv', 'latest.csv.manifest.json', 'real.csv']);
+    expect(manifestOf(link).sha256).toBe(sha256File(real));
+    // Without --manifest, through the link: neither manifest stays.
+    expect((await run(['accounts', 'export', '--output', real, '--manifest', '--filter', 'ID < 3'])).code).toBe(0);
+    expect((await run(['accounts', 'export', '--output', link, '--filter', 'ID < 5'])).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['latest.csv', 'real.csv']);
+  });
+});
+
+describe('--resume over a checkpoint whose partial file is gone (killed between the rename and the checkpoint\'s removal)', () => {
+  /** A run whose third page fails with a 400 (not retried): exit 1, a checkpoint and partial file kept. */
+  async function failedRun(args: string[]): Promise<void> {
+    let asked = 0;
+    const hooks = sandbox().sandbox.hooks;
+    hooks.onArrival = (method, url) => {
+      if (method === 'POST' && url.endsWith('/api/v1/accounts') && ++asked === 3) hooks.failNext({ method: 'POST', path: '/api/v1/accounts', fault: { status: 400, body: 'no' } });
+    };
+    try {
+      const r = await run(args);
+      expect(r.code, r.stderr).toBe(1);
+    } finally {
+      hooks.onArrival = undefined;
+    }
+  }
+
+  it('this very export: starts afresh over the same range with a note (none with --quiet), and converges: file, manifest, nothing else', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'out.csv');
+    const clean = join(tempDir(), 'clean.csv');
+    expect((await run(['accounts', 'export', '--output', clean, '--page-size', '2'])).code).toBe(0);
+    const args = ['accounts', 'export', '--output', file, '--manifest', '--page-size', '2'];
+    for (const quiet of [false, true]) {
+      await failedRun(args);
+      expect(existsSync(`${file}.svc-checkpoint.json`)).toBe(true);
+      // As a kill after the rename leaves it: the file in place, no partial file, the checkpoint.
+      renameSync(`${file}.svc-partial`, file);
+      const r = await run([...args, '--resume', ...(quiet ? ['--quiet'] : [])]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(quiet ? '' : `svc: ${file}.svc-partial is gone (its export was put in place, or it was removed); starting afresh, as without --resume\n`);
+      expect(readFileSync(file).equals(readFileSync(clean))).toBe(true);
+      expect(manifestOf(file).sha256).toBe(sha256File(clean));
+      expect(readdirSync(dir).sort()).toEqual(['out.csv', 'out.csv.manifest.json']);
+    }
+  });
+
+  it('a different export\'s checkpoint is still refused (exit 2), and a partial file that is there but short too', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'out.csv');
+    await failedRun(['accounts', 'export', '--output', file, '--page-size', '2', '--filter', 'ID > 1']);
+    rmSync(`${file}.svc-partial`, { force: true });
+    const other = await run(['accounts', 'export', '--output', file, '--page-size', '2', '--resume']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/belongs to a different export/);
+    expect(existsSync(`${file}.svc-checkpoint.json`)).toBe(true);
+    await failedRun(['accounts', 'export', '--output', file, '--page-size', '2']);
+    writeFileSync(`${file}.svc-partial`, '');
+    const short = await run(['accounts', 'export', '--output', file, '--page-size', '2', '--resume']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/is missing or shorter than its checkpoint says/);
+  });
+
+  it('a shard keeps the ID range of its checkpoint (fixed when its job array started), though more records came since', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'part-1.csv');
+    const args = ['accounts', 'export', '--output', file, '--page-size', '2', '--shard', '1/2', '--fields', 'ID'];
+    await failedRun(args);
+    const ck = JSON.parse(readFileSync(`${file}.svc-checkpoint.json`, 'utf8')) as { range: { after: number; upTo: number } };
+    rmSync(`${file}.svc-partial`, { force: true });
+    seedTrickyAccounts(sandbox(), 40);
+    const r = await run([...args, '--resume', '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    const range = await run(['accounts', 'export', '--fields', 'ID', '--format', 'csv', '--filter', `ID > ${ck.range.after} and ID <= ${ck.range.upTo}`]);
+    expect(range.code, range.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(range.stdout);
+    expect(range.stdout.split('\n').length).toBeGreaterThan(3);
   });
 });

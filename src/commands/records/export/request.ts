@@ -41,7 +41,7 @@ const isExportFormat = (s: string | undefined): s is ExportFormat => exportForma
 function outputFileOf(opts: ExportOptions, ctx: Context): string | undefined {
   const output = ctx.globals.output;
   if (output === undefined || isExportFormat(output)) return opts.outputFile;
-  if (opts.outputFile !== undefined) throw new UsageError(`give the file once: --output ${output} and --output-file ${opts.outputFile}`);
+  if (opts.outputFile !== undefined) throw new UsageError(`give the file once: --output ${shown(output)} and --output-file ${shown(opts.outputFile)}`);
   return output;
 }
 
@@ -50,7 +50,7 @@ function formatOf(opts: ExportOptions, ctx: Context, outputFile: string | undefi
   const global = ctx.globals.output;
   const asked = opts.format ?? (isExportFormat(global) ? global : undefined);
   if (isExportFormat(asked)) return asked;
-  if (asked !== undefined && opts.format !== undefined) throw new UsageError(`unknown export format '${asked}'; choose csv, ndjson, json or parquet`);
+  if (asked !== undefined && opts.format !== undefined) throw new UsageError(`unknown export format '${shown(asked, 80)}'; choose csv, ndjson, json or parquet`);
   const byName = outputFile ? BY_EXTENSION[extname(outputFile).toLowerCase()] : undefined;
   if (byName) return byName;
   throw new UsageError('export needs a format: --format csv, ndjson, json or parquet');
@@ -91,7 +91,7 @@ export async function toDestination(opts: ExportOptions, ctx: Context): Promise<
   }
   const target = outputFile ? await resolveOutput(outputFile) : undefined;
   if (target && target.kind !== 'file' && (opts.resume || opts.manifest)) {
-    throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs a regular file; ${target.given} is ${target.what}, which svc writes straight through`);
+    throw new UsageError(`--${opts.resume ? 'resume' : 'manifest'} needs a regular file; ${shown(target.given)} is ${target.what}, which svc writes straight through`);
   }
   return { format, ...(shard ? { shard } : {}), ...(outputFile !== undefined ? { outputFile } : {}), ...(target ? { target } : {}) };
 }
