@@ -10,6 +10,7 @@
  * engine is never bundled: the worker requires it from node_modules by the
  * path resolved here, and jq-web finds its jq.wasm beside its jq.js.
  */
+import { randomUUID } from 'node:crypto';
 import { SvcError, UsageError } from '../errors.js';
 import { MAX_TIMER_MS } from '../util/duration.js';
 import { ACTING } from '../util/shown.js';
@@ -40,13 +41,19 @@ export interface JqRun {
   /** The output as text without its last newline, undefined when jq printed nothing (for small outputs). */
   readonly text: string | undefined;
   readonly stderr: string;
+  /** With `each`: jq halted (`halt`, `halt_error(0)`), so the elements after the one it halted on were not run. */
+  readonly halted: boolean;
 }
 
-/** A run that failed, with what `debug` and `stderr` wrote before it did (written before the error, as jq does). */
+/**
+ * A run that failed, with what `debug` and `stderr` wrote before it did (written before the error, as jq
+ * does) and, for an error jq reported itself (not a limit or a crash), what it printed before it.
+ */
 export class JqRunError extends SvcError {
   constructor(
     message: string,
     readonly stderr: string,
+    readonly output: readonly Uint8Array[] = [],
   ) {
     super(message);
   }
@@ -57,15 +64,27 @@ export interface JqRunOptions {
   readonly compact: boolean;
   /** jq's colours (-C), else none (-M). */
   readonly color: boolean;
+  /** Strings raw, as `jq -r` prints them (the default); false: every output as JSON, as `jq` alone prints it. */
+  readonly raw?: boolean;
+  /**
+   * The input is one JSON array, and the expression runs on each of its elements in turn, each alone
+   * (`input` and `inputs` see no other): jq stops at the first that fails or halts, and the run says
+   * whether it halted.
+   */
+  readonly each?: boolean;
 }
 
 /** One jq engine (one worker), for one svc run; `close()` ends it. */
 export interface JqEngine {
-  /** Compiles `expr` (runs it on no input): a UsageError with jq's message when it does not compile. */
+  /**
+   * Compiles `expr` (runs it on no input): a UsageError with jq's message when it does not compile, or when
+   * it starts with a `module` directive (svc runs no modules, and runs an expression inside one of its own).
+   */
   check(expr: string): Promise<void>;
   /**
    * Runs `expr` over `input`, JSON text holding one or more values (each a
-   * separate input, as jq reads a file), strings printed raw (jq -r).
+   * separate input, as jq reads a file), strings printed raw (jq -r) unless
+   * `raw` is false; with `each`, over each element of one array.
    * A runtime error is an SvcError (exit 1), a compile error a UsageError.
    */
   run(input: string, expr: string, opts: JqRunOptions): Promise<JqRun>;
@@ -81,6 +100,19 @@ export function checkJqExpression(expr: string): void {
   if (expr.includes('\0')) throw new UsageError('--jq expression holds a NUL character');
 }
 
+/** A `module` directive at the start of an expression, after blanks and comments (jq's end at a line feed). */
+const MODULE_DIRECTIVE = /^(?:\s|#[^\n]*(?:\n|$))*module(?![A-Za-z0-9_])/;
+
+/**
+ * The program that runs `expr` on each element of one array, alone, and then writes `end` to stderr: jq
+ * halted when that is missing from a run that succeeded. The expression's leading `def`s are an expression
+ * in parentheses too (jq 1.7); it stays on the first line ($__loc__), and a comment it ends with ends at the
+ * line feed after it.
+ */
+function eachProgram(expr: string, end: string): string {
+  return `(.[] | (${expr}\n\n)), (${JSON.stringify(end)} | stderr | empty)`;
+}
+
 /** The exit codes of a worker that stopped jq because it printed more than its limit. */
 const OVER_OUTPUT = 20;
 const OVER_STDERR = 21;
@@ -92,7 +124,9 @@ const OVER_STDERR = 21;
  * the worker loads jq-web's glue with those two pushes sent to collectors of
  * its own instead, which keep the bytes in chunks up to a limit and, past it,
  * end the worker (an exception from there would reach jq as a failed write,
- * and jq would go on). NUL bytes are dropped, as jq-web drops them. What
+ * and jq would go on). NUL bytes are kept (jq-web's glue drops them, where
+ * `jq -r` writes them: only a missing byte, which emscripten's older flush
+ * passed as null, is no byte). What
  * jq-web's glue prints itself (emscripten's "Aborted(…)") is captured from
  * the console, so that nothing reaches svc's streams but what svc writes.
  */
@@ -150,7 +184,10 @@ function collector(limit, overCode) {
 }
 const out = collector(workerData.outputBytes, ${OVER_OUTPUT});
 const err = collector(workerData.stderrBytes, ${OVER_STDERR});
-const PUSHES = [['if (c) outBuffer.push(c)', 'if (c) __svcOut(c)'], ['if (c) errBuffer.push(c)', 'if (c) __svcErr(c)']];
+const PUSHES = [
+  ['if (c) outBuffer.push(c)', 'if (c !== null && c !== undefined) __svcOut(c)'],
+  ['if (c) errBuffer.push(c)', 'if (c !== null && c !== undefined) __svcErr(c)'],
+];
 function load(file) {
   const { readFileSync } = require('node:fs');
   const { dirname } = require('node:path');
@@ -189,11 +226,11 @@ parentPort.on('message', async (m) => {
     const e = err.take();
     parentPort.postMessage({ id, ok: true, out: o, err: e, notes }, [...o, ...e].map((c) => c.buffer));
   } catch (x) {
-    out.take();
+    const o = out.take();
     const e = err.take();
     parentPort.postMessage(
-      { id, ok: false, exitCode: x && typeof x.exitCode === 'number' ? x.exitCode : null, err: e, notes, message: String((x && x.message) || x) },
-      e.map((c) => c.buffer),
+      { id, ok: false, exitCode: x && typeof x.exitCode === 'number' ? x.exitCode : null, out: o, err: e, notes, message: String((x && x.message) || x) },
+      [...o, ...e].map((c) => c.buffer),
     );
   }
 });
@@ -393,8 +430,10 @@ export function createJqEngine(limits: Partial<JqLimits> = {}): JqEngine {
     void w?.then((x) => x.terminate()).catch(() => undefined);
   };
 
-  const call = async (input: string, expr: string, flags: readonly string[], checking: boolean): Promise<JqRun> => {
+  const call = async (input: string, expr: string, flags: readonly string[], checking: boolean, each = false): Promise<JqRun> => {
     checkJqExpression(expr);
+    const end = each ? `svc-end-${randomUUID()}` : undefined;
+    const program = end === undefined ? expr : eachProgram(expr, end);
     const w = await (worker ??= start());
     const id = ++seq;
     w.ref();
@@ -435,30 +474,43 @@ export function createJqEngine(limits: Partial<JqLimits> = {}): JqEngine {
       w.on('message', onMessage);
       w.on('error', onError);
       w.on('exit', onExit);
-      w.postMessage({ id, input, expr, flags: [...flags] });
+      w.postMessage({ id, input, expr: program, flags: [...flags] });
     }).finally(() => w.unref());
+    const output = reply.out ?? [];
     if (!reply.ok) {
       discard();
-      throw failure(reply, all, checking);
+      const err = failure(reply, all, checking);
+      // An error jq reported itself (it exited): what it printed before it is whole values.
+      throw err instanceof JqRunError && typeof reply.exitCode === 'number' && output.length ? new JqRunError(err.message, err.stderr, output) : err;
     }
-    const stderr = splitStderr(textOf(reply.err));
+    let errText = textOf(reply.err);
+    let halted = false;
+    if (end !== undefined) {
+      if (errText.endsWith(end)) errText = errText.slice(0, -end.length);
+      else halted = true;
+    }
+    const stderr = splitStderr(errText);
     // jq's exit status tells only whether the last input failed: an error on an earlier one is in its stderr.
-    if (stderr.errors.length) throw runtimeError(stderr);
-    const output = reply.out ?? [];
+    if (stderr.errors.length) {
+      const err = runtimeError(stderr);
+      throw new JqRunError(err.message, err.stderr, output);
+    }
     return {
       output,
       get text() {
         return output.length ? textOf(output).replace(/\n$/, '') : undefined;
       },
       stderr: linesText(stderr.rest),
+      halted,
     };
   };
 
   return {
     async check(expr) {
       await call('', expr, ['-M'], true);
+      if (MODULE_DIRECTIVE.test(expr)) throw new UsageError('invalid --jq expression: svc runs no jq modules, so it takes no `module` directive; leave it out');
     },
-    run: (input, expr, opts) => call(input, expr, [opts.color ? '-C' : '-M', '-r', ...(opts.compact ? ['-c'] : [])], false),
+    run: (input, expr, opts) => call(input, expr, [opts.color ? '-C' : '-M', ...(opts.raw === false ? [] : ['-r']), ...(opts.compact ? ['-c'] : [])], false, opts.each),
     async close() {
       const w = worker;
       worker = undefined;

@@ -2,14 +2,20 @@
  * `--jq EXPR`: JSON output filtered through jq before it is written, the one
  * place svc applies it (src/output/write.ts hands views here). With -o json
  * the expression gets the whole value (every record of `query --all` as one
- * array); with -o ndjson it gets each record in turn. What jq prints is
- * written as `jq -r` writes it: strings raw, one output a line.
+ * array); with -o ndjson it gets each record in turn, alone, and a `halt`
+ * ends the run. What jq prints is written as `jq -r` writes it: strings raw,
+ * one output a line; on a terminal its JSON with what would act on the
+ * terminal as \uXXXX escapes, as -o json writes it there, and its raw strings
+ * without those characters, as a table shows them.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { SvcError, UsageError } from '../errors.js';
+import { ACTING } from '../util/shown.js';
 import { drained } from './drain.js';
 import { checkJqFormat, type OutputFormat } from './format.js';
 import type { OutStream } from './io.js';
-import { createJqEngine, JqRunError, type JqEngine, type JqLimits } from './jq-engine.js';
+import { createJqEngine, JqRunError, type JqEngine, type JqLimits, type JqRun } from './jq-engine.js';
+import { terminalJson } from './json-text.js';
 import type { Row, View } from './view.js';
 
 export { checkJqExpression, createJqEngine, defaultJqLimits, JQ_MAX_EXPRESSION_BYTES, type JqEngine, type JqLimits } from './jq-engine.js';
@@ -31,6 +37,13 @@ export interface JqSettings {
 const BATCH_ROWS = 1000;
 const BATCH_CHARS = 4 << 20;
 
+/**
+ * An expression that can halt names `halt` or `halt_error` (jq calls no function by a name it computes, and
+ * no other builtin halts): with -o ndjson it runs on each record before the next is asked for, which costs a
+ * run of jq a record.
+ */
+const HALTS = /\bhalt(?:_error)?\b/;
+
 /** What jq printed, as it printed it (in pieces: it may be far more than one string holds), ending in a newline. */
 async function write(out: OutStream, output: readonly Uint8Array[]): Promise<void> {
   for (const chunk of output) if (!out.write(chunk)) await drained(out);
@@ -38,17 +51,86 @@ async function write(out: OutStream, output: readonly Uint8Array[]): Promise<voi
   if (last && last[last.length - 1] !== 0x0a && !out.write('\n')) await drained(out);
 }
 
+// eslint-disable-next-line no-control-regex
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * A string jq printed raw, for a terminal: its line feeds and tabs kept, its other line breaks (CR, CRLF,
+ * U+2028/9) line feeds, and the other characters that would act on the terminal (C0, DEL, C1, bidi
+ * controls) dropped, as a table drops them.
+ */
+function terminalRaw(text: string): string {
+  return text.replace(/\r\n|[\r\u2028\u2029]/g, '\n').replace(ACTING, (ch) => (ch === '\n' || ch === '\t' ? ch : ''));
+}
+
+/**
+ * A line of what jq printed as JSON (not raw), for a terminal. A top-level string is one line that starts
+ * with its quote (colours aside; lines inside an indented value start with blanks, or with the closing
+ * bracket): it is written raw, as `jq -r` writes it, through terminalRaw. Anything else is JSON text, through
+ * terminalJson (its colours are C0 escapes, which stay).
+ */
+function terminalLine(line: string): string {
+  const plain = line.includes('\u001b') ? line.replace(SGR, '') : line;
+  if (plain.startsWith('"')) {
+    try {
+      const value: unknown = JSON.parse(plain);
+      if (typeof value === 'string') return terminalRaw(value);
+    } catch {
+      // Not one whole string: JSON text.
+    }
+  }
+  return terminalJson(line);
+}
+
+/** What jq printed as JSON (`raw: false`), written for a terminal line by line (see terminalLine), ending in a newline. */
+async function writeTerminal(out: OutStream, output: readonly Uint8Array[]): Promise<void> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  const put = async (lines: string): Promise<void> => {
+    if (!out.write(lines.split('\n').map(terminalLine).join('\n'))) await drained(out);
+  };
+  try {
+    for (const chunk of output) {
+      const text = rest + decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        rest = text;
+        continue;
+      }
+      rest = text.slice(end + 1);
+      await put(text.slice(0, end + 1));
+    }
+    rest += decoder.end();
+  } catch (err) {
+    if (!(err instanceof RangeError && /string length/i.test(err.message))) throw err;
+    throw new SvcError('--jq: one line of what jq printed is longer than a terminal can be shown (512 MB); write it to a file or a pipe');
+  }
+  if (rest) await put(`${rest}\n`);
+}
+
 /**
  * Runs the expression over JSON text and writes what it printed, and what it wrote to stderr. When the run
- * fails, what `debug` and `stderr` wrote before it is written all the same (before svc's error line), as jq does.
+ * fails, what `debug` and `stderr` wrote before it is written all the same (before svc's error line), as jq
+ * does; with `each` (one array, each record alone), what jq printed for the records before the failing one
+ * too, as it would be had they come in an earlier batch. On a terminal jq prints JSON, which is written for
+ * the terminal (writeTerminal). Returns whether jq halted (with `each`).
  */
-async function apply(out: OutStream, json: string, compact: boolean, s: JqSettings, engine: JqEngine): Promise<void> {
-  const r = await engine.run(json, s.expr, { compact, color: s.color ?? false }).catch((err: unknown) => {
-    if (err instanceof JqRunError && err.stderr) s.stderr?.write(err.stderr);
+async function apply(out: OutStream, json: string, compact: boolean, s: JqSettings, engine: JqEngine, each = false): Promise<boolean> {
+  const terminal = out.isTTY === true;
+  const put = (output: readonly Uint8Array[]): Promise<void> => (terminal ? writeTerminal(out, output) : write(out, output));
+  let r: JqRun;
+  try {
+    r = await engine.run(json, s.expr, { compact, color: s.color ?? false, raw: !terminal, each });
+  } catch (err) {
+    if (err instanceof JqRunError) {
+      if (err.stderr) s.stderr?.write(err.stderr);
+      if (each && err.output.length) await put(err.output);
+    }
     throw err;
-  });
+  }
   if (r.stderr) s.stderr?.write(r.stderr);
-  await write(out, r.output);
+  await put(r.output);
+  return r.halted;
 }
 
 /** With an engine of its own when the settings bring none. */
@@ -81,32 +163,54 @@ export async function writeJq(out: OutStream, input: string | unknown, s: JqSett
 }
 
 /**
- * ndjson: each record is an input of its own. Records go to jq in batches of
- * those already at hand, so output follows the pages as they come.
+ * ndjson: the expression runs on each record alone (`input` and `inputs` see
+ * no other), whatever batch it came in. Records go to jq in batches of those
+ * already at hand, one array a batch, so output follows the pages as they
+ * come. When jq halts (`halt`, `halt_error(0)`), the run ends there: no
+ * record after it is printed, and, as an expression that can halt runs on
+ * each record before the next is asked for, no page after it is fetched.
  */
 async function applyEach(out: OutStream, rows: Iterable<Row> | AsyncIterable<Row>, s: JqSettings, engine: JqEngine): Promise<void> {
-  const it = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : (rows as Iterable<Row>)[Symbol.iterator]();
+  const paged = Symbol.asyncIterator in rows;
+  const it = paged ? rows[Symbol.asyncIterator]() : (rows as Iterable<Row>)[Symbol.iterator]();
+  const oneByOne = paged && HALTS.test(s.expr);
   let batch: string[] = [];
   let chars = 0;
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const json = batch.join('\n');
+  /** Runs jq on the batch: true when it halted. */
+  const flush = async (): Promise<boolean> => {
+    if (batch.length === 0) return false;
+    const json = `[${batch.join(',')}]`;
     batch = [];
     chars = 0;
-    await apply(out, json, true, s, engine);
+    return apply(out, json, true, s, engine, true);
   };
+  let halted = false;
   for (;;) {
     const pending = Promise.resolve(it.next());
     // The next record is not there yet (a page is on its way): write what jq makes of those at hand first.
-    if (batch.length > 0 && (await Promise.race([pending.then(() => false), new Promise<boolean>((r) => setImmediate(() => r(true)))]))) await flush();
+    if (batch.length > 0 && (await Promise.race([pending.then(() => false), new Promise<boolean>((r) => setImmediate(() => r(true)))]))) {
+      // The page on its way is not read when jq fails or halts: its failure is nobody's.
+      const stop = await flush().catch((err: unknown) => {
+        pending.catch(() => undefined);
+        throw err;
+      });
+      if (stop) {
+        pending.catch(() => undefined);
+        return;
+      }
+    }
     const next = await pending;
     if (next.done) break;
     const text = jsonText(next.value);
     batch.push(text);
     chars += text.length;
-    if (batch.length >= BATCH_ROWS || chars >= BATCH_CHARS) await flush();
+    if ((oneByOne || batch.length >= BATCH_ROWS || chars >= BATCH_CHARS) && (await flush())) {
+      halted = true;
+      break;
+    }
   }
-  await flush();
+  if (halted) await Promise.resolve(it.return?.()).catch(() => undefined);
+  else await flush();
 }
 
 async function collect(rows: Iterable<Row> | AsyncIterable<Row>): Promise<Row[]> {

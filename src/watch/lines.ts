@@ -6,6 +6,7 @@
 import { InterruptedError } from '../errors.js';
 import { drained } from '../output/drain.js';
 import type { OutStream } from '../output/io.js';
+import { terminalJson } from '../output/json-text.js';
 import type { WatchState } from './state.js';
 
 /** Where lines go, and what to do when standard output turns out closed. */
@@ -23,7 +24,7 @@ export interface LineSink {
 export class OutputClosed extends Error {}
 
 /**
- * Writes the lines at once and, once standard output took them, applies what
+ * Writes the lines (NDJSON, escaped for a terminal) at once and, once standard output took them, applies what
  * they change in the state. A stream that reports a closed pipe (EPIPE) at
  * once stops the watch with the state as it was before these lines. (Node's
  * process.stdout reports it a moment later, as an event on which
@@ -32,7 +33,9 @@ export class OutputClosed extends Error {}
 export async function writeLines(o: LineSink, lines: readonly string[], apply: readonly (() => void)[]): Promise<void> {
   if (lines.length > 0) {
     o.signal.throwIfAborted();
-    const ok = o.out.write(lines.join(''));
+    // NDJSON: on a terminal, what would act on it as \uXXXX escapes (the same JSON), as -o ndjson writes it there.
+    const text = lines.join('');
+    const ok = o.out.write(o.out.isTTY ? terminalJson(text) : text);
     if (isClosed(o.out)) closed(o);
     if (!ok) {
       try {

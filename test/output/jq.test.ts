@@ -331,14 +331,26 @@ describe('debug and stderr when the run fails', () => {
     expect(out.text).toBe('');
   });
 
-  it('-o ndjson: debug lines of the records after a failing one stay debug lines, not part of the message', async () => {
+  it('several inputs: debug lines of the inputs after a failing one stay debug lines, not part of the message', async () => {
     const stderr = new Capture(false);
-    const rows: Row[] = [{ ID: 1 }, { ID: 2 }, { ID: 3 }];
-    const err = await failure(
-      writeJqView(new Capture(false), { kind: 'records', columns: [], rows }, 'ndjson', { expr: '.ID | debug | if . == 2 then error("a\\nb") else . end', engine: shared, stderr }),
-    );
+    const err = await failure(writeJq(new Capture(false), '{"ID":1}\n{"ID":2}\n{"ID":3}', { expr: '.ID | debug | if . == 2 then error("a\\nb") else . end', engine: shared, stderr }));
     expect(err.message).toBe('--jq: a b');
     expect(stderr.text).toBe('["DEBUG:",1]\n["DEBUG:",2]\n["DEBUG:",3]\n');
+  });
+
+  it('-o ndjson: the run stops at the failing record, what jq printed for those before it is written, whatever the batch', async () => {
+    const rows: Row[] = [{ ID: 1 }, { ID: 2 }, { ID: 3 }];
+    for (const view of [
+      { kind: 'records', columns: [], rows } as const,
+      { kind: 'records', columns: [], rows: pagesOf(rows, 1) } as const,
+    ]) {
+      const stderr = new Capture(false);
+      const out = new Capture(false);
+      const err = await failure(writeJqView(out, view, 'ndjson', { expr: '.ID | debug | if . == 2 then error("a\\nb") else . end', engine: shared, stderr }));
+      expect(err.message).toBe('--jq: a b');
+      expect(stderr.text).toBe('["DEBUG:",1]\n["DEBUG:",2]\n');
+      expect(out.text).toBe('1\n');
+    }
   });
 
   it('halt_error: its text is the message, debug lines are written before it', async () => {
@@ -367,3 +379,131 @@ describe('debug and stderr when the run fails', () => {
     expect(err.message).toMatch(/^--jq: .*total +0001 EUR +due +x +2J/);
   });
 });
+
+/** Rows in pages of `size`, each page on its way a moment; counts the pages asked for. */
+function pagesOf(rows: readonly Row[], size: number, asked = { pages: 0 }): AsyncGenerator<Row> {
+  return (async function* () {
+    for (let i = 0; i < rows.length; i += size) {
+      asked.pages++;
+      await new Promise((r) => setImmediate(r));
+      yield* rows.slice(i, i + size);
+    }
+  })();
+}
+
+describe('jq -r writes NUL bytes as jq does', () => {
+  it('a string holding U+0000 comes out with its NUL byte, in output and in what stderr writes', async () => {
+    const r = await jq({ n: [1, 7] }, '"a\\u0000b", (.n | map(tostring) | join("\\u0000")), ("x\\u0000y" | stderr | empty)');
+    expect(JSON.stringify(r.stdout)).toBe(JSON.stringify('a\u0000b\n1\u00007\n'));
+    expect(JSON.stringify(r.stderr)).toBe(JSON.stringify('x\u0000y\n'));
+  });
+});
+
+describe('-o ndjson: each record alone, whatever batch it came in', () => {
+  const rows: Row[] = Array.from({ length: 40 }, (_, i) => ({ ID: i + 1 }));
+  const ndjson = async (expr: string, view: View, stderr = new Capture(false)): Promise<string> => {
+    const out = new Capture(false);
+    await writeJqView(out, view, 'ndjson', { expr, engine: shared, stderr });
+    return out.text;
+  };
+
+  it('`input` finds nothing and `inputs` nothing, at any page size and for rows at hand', async () => {
+    const want = rows.map(() => '0\n').join('');
+    for (const size of [1, 7, 40]) expect(await ndjson('[inputs] | length', { kind: 'records', columns: [], rows: pagesOf(rows, size) }), `pages of ${size}`).toBe(want);
+    expect(await ndjson('[inputs] | length', { kind: 'records', columns: [], rows })).toBe(want);
+    const err = await failure(writeJqView(new Capture(false), { kind: 'records', columns: [], rows: pagesOf(rows, 7) }, 'ndjson', { expr: '[., input]', engine: shared }));
+    expect(err.message).toMatch(/^--jq: no more inputs: svc gives jq one input/);
+  });
+
+  it('leading defs, a comment at the end and $__loc__ work as on their own', async () => {
+    const view = (): View => ({ kind: 'records', columns: [], rows: pagesOf(rows.slice(0, 3), 2) });
+    expect(await ndjson('def twice: . * 2; def f($x): $x + 1; .ID | twice | f(.)', view())).toBe('3\n5\n7\n');
+    expect(await ndjson('.ID # the ID\\', view())).toBe('1\n2\n3\n');
+    expect(await ndjson('$__loc__.line', view())).toBe('1\n1\n1\n');
+  });
+
+  it('`halt` ends the run: no record after it is printed, and no page after it is asked for', async () => {
+    for (const size of [1, 7, 40]) {
+      const asked = { pages: 0 };
+      const text = await ndjson('.ID, (select(.ID == 9) | halt)', { kind: 'records', columns: [], rows: pagesOf(rows, size, asked) });
+      expect(text, `pages of ${size}`).toBe(rows.slice(0, 9).map((r) => `${r.ID as number}\n`).join(''));
+      expect(asked.pages, `pages of ${size}`).toBe(Math.ceil(9 / size));
+    }
+    expect(await ndjson('.ID, halt', { kind: 'records', columns: [], rows })).toBe('1\n');
+  });
+
+  it('`halt_error(0)` ends the run with its text on stderr, no error; `halt_error(1)` is an error', async () => {
+    const stderr = new Capture(false);
+    const asked = { pages: 0 };
+    const text = await ndjson('if .ID == 12 then "stop\\n" | halt_error(0) else .ID end', { kind: 'records', columns: [], rows: pagesOf(rows, 5, asked) }, stderr);
+    expect(text).toBe(rows.slice(0, 11).map((r) => `${r.ID as number}\n`).join(''));
+    expect(stderr.text).toBe('stop\n');
+    expect(asked.pages).toBe(3);
+    const out = new Capture(false);
+    const err = await failure(writeJqView(out, { kind: 'records', columns: [], rows: pagesOf(rows, 5) }, 'ndjson', { expr: 'if .ID == 3 then "bad" | halt_error(1) else .ID end', engine: shared }));
+    expect(err.message).toBe('--jq: bad');
+    expect(out.text).toBe('1\n2\n');
+  });
+
+  it('-o ndjson --jq . writes each record as -o ndjson does, byte for byte', async () => {
+    const odd: Row[] = [{ ID: 1, d: 'é 😀 \u202e \u2028 "q" \\' }, { ID: 2, n: 1.5, z: null, a: [1, { b: 'x' }] }];
+    expect(await ndjson('.', { kind: 'records', columns: [], rows: pagesOf(odd, 1) })).toBe(odd.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  });
+
+  it('a `module` directive is refused when the expression is checked (exit 2)', async () => {
+    const err = await failure(shared.check('# meta\nmodule {a: 1}; .'));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('invalid --jq expression: svc runs no jq modules, so it takes no `module` directive; leave it out');
+    await shared.check('modulemeta? // .'); // a builtin, not the directive
+  });
+});
+
+describe('--jq on a terminal', () => {
+  const record = { ID: 1, d: 'total \u202e0001\u202c \u009b2J x\u2028y\u007f \u001b[31mred' };
+  const ACTS = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  const tty = async (input: unknown, expr: string, opts: { compact?: boolean; color?: boolean } = {}): Promise<string> => {
+    const out = new Capture(true);
+    await writeJq(out, input, { expr, engine: shared, compact: opts.compact ?? false, color: opts.color ?? false });
+    return out.text;
+  };
+
+  it('JSON jq prints has what would act on the terminal as \\uXXXX, the same JSON (as -o json there)', async () => {
+    const pretty = await tty(record, '.');
+    expect(pretty).not.toMatch(ACTS);
+    expect(pretty).toContain('\\u202e');
+    expect(JSON.parse(pretty)).toEqual(record);
+    const compact = await tty(record, '{d}, [.d]', { compact: true });
+    expect(compact.split('\n').map((l) => (l ? JSON.parse(l) : l))).toEqual([{ d: record.d }, [record.d], '']);
+    expect(compact).not.toMatch(ACTS);
+  });
+
+  it('with colours, the same: the colours stay, nothing else acts', async () => {
+    const text = await tty(record, '., .d, [.d]', { color: true });
+    expect(text).toContain('\u001b[');
+    expect(text).not.toMatch(ACTS);
+    // eslint-disable-next-line no-control-regex
+    expect(JSON.parse(text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').slice(0, 4).join('\n'))).toEqual(record);
+  });
+
+  it('a string jq prints raw keeps its line feeds and tabs; other line breaks become line feeds, the other acting characters are dropped', async () => {
+    expect(await tty(record, '.d')).toBe('total 0001 2J x\ny [31mred\n');
+    expect(await tty({ a: 'x\ty\r\nz\rw', b: '"quoted" \\ 😀' }, '.a, .b, "\\(.a)|\\(.b)"', { color: true })).toBe('x\ty\nz\nw\n"quoted" \\ 😀\nx\ty\nz\nw|"quoted" \\ 😀\n');
+    // A string inside an indented value is JSON, not raw.
+    expect(await tty(['"a"', 'b'], '.')).toBe('[\n  "\\"a\\"",\n  "b"\n]\n');
+  });
+
+  it('-o ndjson on a terminal, the same', async () => {
+    const out = new Capture(true);
+    await writeJqView(out, { kind: 'records', columns: [], rows: pagesOf([record, record], 1) }, 'ndjson', { expr: '{d: .d}, .d', engine: shared });
+    expect(out.text).not.toMatch(ACTS);
+    expect(out.text.split('\n')[0]).toBe(JSON.stringify({ d: record.d }).replace(ACTS_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  });
+
+  it('in a pipe, the bytes jq prints, unchanged', async () => {
+    const out = new Capture(false);
+    await writeJq(out, record, { expr: '., .d', engine: shared, compact: true });
+    expect(out.text).toBe(`${JSON.stringify(record).replace(/\u007f/g, '\\u007f').replace(/\u001b/g, '\\u001b')}\n${record.d}\n`);
+  });
+});
+
+const ACTS_G = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -41,6 +41,19 @@ describe('writeLines', () => {
     expect([out.text, [...state.known], saved, closed]).toEqual(['a\n', [1], ['1'], 1]);
   });
 
+  it('on a terminal writes C1, bidi controls and line separators in its JSON as \\uXXXX (the same JSON); in a pipe the bytes unchanged', async () => {
+    const line = `${JSON.stringify({ op: 'upsert', record: { d: 'total \u202e0001\u202c \u009b2J x\u2028y\u007f' } })}\n`;
+    for (const tty of [true, false]) {
+      const out = { ...pipe(5), isTTY: tty };
+      await writeLines({ out, state: freshState(null), signal: new AbortController().signal, save: () => undefined }, [line, line], []);
+      if (tty) {
+        expect(out.text).not.toMatch(/[\u007f-\u009f\u2028\u202c\u202e]/);
+        expect(out.text).toBe(`${line}${line}`.replace(/[\u007f-\u009f\u2028\u202c\u202e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+        expect(JSON.parse(out.text.split('\n')[0] ?? '')).toEqual(JSON.parse(line));
+      } else expect(out.text).toBe(`${line}${line}`);
+    }
+  });
+
   it('writes nothing once interrupted', async () => {
     const out = pipe(5);
     const controller = new AbortController();

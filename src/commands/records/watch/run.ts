@@ -11,6 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
+import { jsonLine } from '../../../output/json.js';
 import { shown } from '../../../util/shown.js';
 import { queryFetcher } from '../../../records/query.js';
 import { lockProcessesOf, type HeldLock } from '../../../util/file-lock.js';
@@ -32,7 +33,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
   if (opts.explain || opts.printRequest) {
     const { pageBody } = await import('../../../export/pager.js');
     const body = pageBody({ ...req.query, ...(selection.fields ? { fields: selection.fields } : {}), idKey: selection.idKey }, { after: 0, upTo: null }, 0, opts.pageSize);
-    deps.stdout.write(`${JSON.stringify(opts.explain ? (req.query.filter ?? {}) : body, null, 2)}\n`);
+    deps.stdout.write(`${jsonLine(deps.stdout)(opts.explain ? (req.query.filter ?? {}) : body, 2)}\n`);
     return;
   }
   const signal = interruptSignal(deps.processes ? (sig, fn) => deps.processes?.onceSignal(sig, fn) : undefined);
