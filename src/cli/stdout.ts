@@ -13,22 +13,34 @@
  *   ENOSPC): what is left of it goes to the stream, which reports the error
  *   the way it always has (a closed pipe ends svc quietly, a full disk in words);
  * - waiting for 'drain', or asking for the stream's error state: streamed
- *   output (export, query --all) gets the stream and its back-pressure.
+ *   output (export, query --all) gets the stream and its back-pressure;
+ * - output to a pipe or socket past DIRECT_BYTES: a blocking write(2) that nobody reads
+ *   holds the main thread, so a SIGTERM handler could not run until the
+ *   reader read again (for ever, if it never does). A pipe empty when svc
+ *   starts takes 64 KiB without blocking; past a screenful the stream
+ *   (non-blocking, with back-pressure) takes every later write.
  */
 import { fstatSync, writeSync } from 'node:fs';
 import type { OutStream } from '../output/io.js';
 
+/** The most written straight to the descriptor: help and describe fit; a pipe takes 64 KiB before a write blocks. */
+const DIRECT_BYTES = 32 * 1024;
+
 /** OutStream of a file descriptor that builds `stream()` only when it must. */
 export function lazyOutput(fd: number, stream: () => OutStream): OutStream {
   let real: OutStream | undefined;
+  let directBytes = 0;
   const toStream = (): OutStream => (real ??= stream());
   let plain: boolean | undefined;
+  /** A pipe or socket, whose reader may stop reading (a regular file never holds a write for long). */
+  let reader = false;
   // A pipe, socket or file; not a terminal (nor a device, nor a descriptor fstat cannot see).
   const isPlain = (): boolean => {
     if (plain === undefined) {
       try {
         const s = fstatSync(fd);
-        plain = s.isFIFO() || s.isSocket() || s.isFile();
+        reader = s.isFIFO() || s.isSocket();
+        plain = reader || s.isFile();
       } catch {
         plain = false;
       }
@@ -37,6 +49,7 @@ export function lazyOutput(fd: number, stream: () => OutStream): OutStream {
   };
   const direct = (chunk: string | Uint8Array): boolean => {
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (reader && (directBytes += bytes.length) > DIRECT_BYTES) return toStream().write(bytes);
     while (bytes.length > 0) {
       let n: number;
       try {

@@ -4,7 +4,7 @@
  * gets every byte once and in order, and errors reach the stream that reports them.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,18 +53,16 @@ describe('standard output without its stream', () => {
     expect({ isTTY: out.isTTY, columns: out.columns, made: s.made, got: Buffer.concat(s.got).toString() }).toEqual({ isTTY: true, columns: 123, made: 1, got: 'x' });
   });
 
-  it('gives the stream what a full non-blocking pipe would not take, and every later write, in order', (ctx) => {
-    const fifo = join(dir, 'fifo');
+  /** A FIFO opened read-write and non-blocking: a pipe that says EAGAIN once its buffer (64 KiB on Linux) is full. */
+  function openFifo(ctx: { skip: (note?: string) => void }, name: string): number {
+    const fifo = join(dir, name);
     const made = spawnSync('mkfifo', [fifo]);
     if (made.status !== 0) ctx.skip(`mkfifo is not available here (${made.stderr.toString().trim()})`);
-    // Opened read-write and non-blocking: a pipe that says EAGAIN once its buffer (64 KiB on Linux) is full.
-    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    const s = recordingStream();
-    const out = lazyOutput(fd, s.make);
-    const big = Buffer.alloc(1 << 20, 'a');
-    big.write('START', 0);
-    out.write(big);
-    out.write('END');
+    return openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  }
+
+  /** Everything the pipe holds, read until it is empty. */
+  function drainFifo(fd: number): Buffer {
     const piped: Buffer[] = [];
     const buf = Buffer.alloc(1 << 16);
     for (;;) {
@@ -77,12 +75,54 @@ describe('standard output without its stream', () => {
       if (n === 0) break;
       piped.push(Buffer.from(buf.subarray(0, n)));
     }
+    return Buffer.concat(piped);
+  }
+
+  it('gives the stream what a full non-blocking pipe would not take, and every later write, in order', (ctx) => {
+    const fd = openFifo(ctx, 'fifo');
+    // Someone else's bytes leave the pipe 8 KiB of room.
+    const theirs = Buffer.alloc((1 << 16) - 8192, 't');
+    expect(writeSync(fd, theirs)).toBe(theirs.length);
+    const s = recordingStream();
+    const out = lazyOutput(fd, s.make);
+    const ours = Buffer.alloc(20_000, 'a');
+    ours.write('START', 0);
+    out.write(ours);
+    out.write('END');
+    const piped = drainFifo(fd);
     closeSync(fd);
-    const direct = Buffer.concat(piped);
+    const direct = piped.subarray(theirs.length);
     const streamed = Buffer.concat(s.got);
     expect(s.made).toBe(1);
     expect(direct.length).toBeGreaterThan(0);
-    expect(Buffer.concat([direct, streamed]).equals(Buffer.concat([big, Buffer.from('END')]))).toBe(true);
+    expect(Buffer.concat([direct, streamed]).equals(Buffer.concat([ours, Buffer.from('END')]))).toBe(true);
+  });
+
+  it('to a pipe, writes straight only a screenful: the rest goes to the stream (a blocked write(2) would hold off SIGTERM), in order', (ctx) => {
+    const fd = openFifo(ctx, 'fifo-screenful');
+    const s = recordingStream();
+    const out = lazyOutput(fd, s.make);
+    const help = Buffer.alloc(8000, 'h');
+    out.write(help);
+    expect(s.made).toBe(0);
+    const big = Buffer.alloc(1 << 20, 'b');
+    out.write(big);
+    out.write('END');
+    const direct = drainFifo(fd);
+    closeSync(fd);
+    expect(s.made).toBe(1);
+    expect(direct.length).toBeLessThanOrEqual(32 * 1024);
+    expect(Buffer.concat([direct, ...s.got]).equals(Buffer.concat([help, big, Buffer.from('END')]))).toBe(true);
+  });
+
+  it('to a regular file, writes straight whatever the size', () => {
+    const file = join(dir, 'big.txt');
+    const fd = openSync(file, 'w');
+    const s = recordingStream();
+    const out = lazyOutput(fd, s.make);
+    out.write(Buffer.alloc(1 << 20, 'f'));
+    closeSync(fd);
+    expect({ size: readFileSync(file).length, made: s.made }).toEqual({ size: 1 << 20, made: 0 });
   });
 
   it('a closed pipe ends the built svc quietly (exit 0), as with the stream', async () => {
