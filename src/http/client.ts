@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import { SvcError, UsageError } from '../errors.js';
 import { untilAborted } from '../util/abortable.js';
 import { MAX_TIMER_MS } from '../util/duration.js';
+// As shownText: `shown` below names a request's redacted URL.
+import { shown as shownText } from '../util/shown.js';
 import { guardBody, type GuardedBody } from './body.js';
 import { networkError, notJsonError, RedirectError, statusError, tooDeepError, unaskedNotModified } from './errors.js';
 import { JsonDepthError, MAX_ANSWER_DEPTH, readJsonArray } from './json-array.js';
@@ -125,7 +127,7 @@ export function trustedCa(opts: Pick<HttpClientOptions, 'caFile' | 'env'>, start
     try {
       return readFileSync(file, 'utf8');
     } catch {
-      throw new UsageError(`cannot read CA file '${file}'; check --ca-file or NODE_EXTRA_CA_CERTS`);
+      throw new UsageError(`cannot read CA file '${shownText(file)}'; check --ca-file or NODE_EXTRA_CA_CERTS`);
     }
   });
   // Passing `ca` replaces Node's store, so keep the public roots beside the extra ones.
@@ -292,24 +294,27 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     const href = url.toString();
     const shown = redactUrl(href);
     const retryable = isIdempotent(spec);
-    const deadline = Date.now() + deadlineMs;
     const controller = new AbortController();
     // The caller's signal stops the request and its body too; the deadline stops only the tries.
     const signal = spec.signal ? AbortSignal.any([controller.signal, spec.signal]) : controller.signal;
-    // The deadline covers the tries until an answer starts (and the reading of an error answer's text); a body has its own idle timeout and pace (body.ts).
-    // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
-    const timer = setTimeout(
-      () => controller.abort(new TransportTimeoutError(TIMEOUT_CODES.deadline, `no answer within ${deadlineMs} ms`)),
-      Math.min(deadlineMs, MAX_TIMER_MS),
-    );
     const credential = spec.auth === false ? undefined : opts.credential;
     let token: string | undefined;
     let renewed = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let deadline = Number.POSITIVE_INFINITY;
     try {
       // Encoded once, before any try: a body that cannot be (too deep for JSON.stringify) is svc's own error, not the network's.
       const encoded = bodyOf(spec);
-      // Inside the try: a renewal that fails must clear the deadline's timer too, or it holds svc open.
+      // Before the deadline starts: waiting for another svc's renewal of the sign-in (its own requests have their
+      // deadlines, and the wait its own bound) is not this request's time, or a short --timeout would end it unsent.
       token = spec.auth === false ? undefined : credential ? await untilAborted(credential.current(), spec.signal) : opts.token;
+      // The deadline covers the tries until an answer starts (and the reading of an error answer's text); a body has its own idle timeout and pace (body.ts).
+      // A deadline past what a timer holds (a --timeout of weeks, times the tries) is no deadline, not an instant one.
+      deadline = Date.now() + deadlineMs;
+      timer = setTimeout(
+        () => controller.abort(new TransportTimeoutError(TIMEOUT_CODES.deadline, `no answer within ${deadlineMs} ms`)),
+        Math.min(deadlineMs, MAX_TIMER_MS),
+      );
       for (let n = 0; ; n++) {
         const t0 = Date.now();
         log?.(`→ ${spec.method} ${shown}`);
