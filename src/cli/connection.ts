@@ -93,7 +93,7 @@ export function resolveTarget(opts: ConnectionOptions, deps: Deps, profiles: Pro
     if (url !== undefined && normalInstanceUrl(url) !== normalInstanceUrl(profile.url)) {
       const where = opts.url !== undefined ? '--url' : 'SVC_URL';
       const fix = opts.url !== undefined ? 'drop --url to use the profile, or --profile to use the URL' : 'unset SVC_URL to use the profile, or drop --profile to use the URL';
-      throw new UsageError(`--profile ${shown(name)} is ${profile.url}, and ${where} names ${shown(url)}, another instance: ${fix}`);
+      throw new UsageError(`--profile ${shown(name)} is ${shown(profile.url)}, and ${where} names ${shown(url)}, another instance: ${fix}`);
     }
     return { profile, instanceUrl: profile.url, key: `profile:${profile.name}`, label: profile.name, storedSecrets: secretsFit(profile) };
   }
@@ -195,7 +195,7 @@ export async function connect(
   });
   if (needs.token && !chain.token) {
     const why = chain.keychainProblem ? ` (the keychain could not be read: ${chain.keychainProblem})` : '';
-    throw new AuthError(`not signed in to ${target.label}${why}: run 'svc login', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+    throw new AuthError(`not signed in to ${shown(target.label)}${why}: run 'svc login', or set SVC_TOKEN or SVC_TOKEN_FILE`);
   }
   const token = chain.token;
   let client: HttpClient;

@@ -8,6 +8,7 @@
 import { Command, CommanderError, Help, Option, type HelpContext } from 'commander';
 import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
 import { commands } from '../commands/index.js';
+import type { RecordVerb } from '../commands/records/record-verb.js';
 import { allows, recordVerbs } from '../commands/records/verbs.js';
 import { UsageError } from '../errors.js';
 import { shown } from '../util/shown.js';
@@ -70,13 +71,19 @@ class SvcCommand extends Command {
  */
 function verbFirst(word: string, next: string | undefined): UsageError | undefined {
   const family = next === undefined ? undefined : findFamily(next);
-  const named = (v: (typeof recordVerbs)[number]): boolean => v.name === word || (family !== undefined && allows(v, family) && (v.spec(family).aliases ?? []).includes(word));
+  const named = (v: RecordVerb): boolean => v.name === word || aliasesOf(v, family).includes(word);
   const verb = recordVerbs.find(named);
   if (!verb) return undefined;
   const lead = `unknown command '${word}': the family comes first, then the verb`;
   if (!family) return new UsageError(`${lead}: svc <family> ${word} (run 'svc resources' for the families)`);
   if (!allows(verb, family)) return new UsageError(`${lead}, and ${family.name} has no ${verb.name} (run 'svc ${family.name} --help')`);
   return new UsageError(`${lead}: svc ${family.name} ${word} (run 'svc ${family.name} --help')`);
+}
+
+/** A verb's aliases (query's list), as the family has them, or as the first family allowing the verb has them. */
+function aliasesOf(verb: RecordVerb, family: ResourceFamily | undefined): readonly string[] {
+  const owner = family !== undefined && allows(verb, family) ? family : families.find((f) => allows(verb, f));
+  return (owner && verb.spec(owner).aliases) || [];
 }
 
 /** "svc accounts describe" for a subcommand. */
@@ -140,6 +147,8 @@ function addSpec(parent: Command, spec: AnySpec, runner: Runner, deferred?: Defe
  */
 function sharedWith(cmd: Command, family: ResourceFamily): Command {
   cmd.argument('[verb]', `a verb of the family named ${family.name}`);
+  // Its action would take `help` for a verb: `help [verb]` is help, as in every other group.
+  cmd.helpCommand(true);
   cmd.hook('preAction', (self, action) => {
     const word = action === self ? self.args[0] : undefined;
     if (word === undefined) return;

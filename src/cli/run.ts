@@ -63,7 +63,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       return err.exitCode;
     }
     const message = err instanceof Error ? err.message : String(err);
-    report(deps, `unexpected error: ${message} (set SVC_DEBUG=1 for details)`);
+    report(deps, `unexpected error: ${shown(message, 500)} (set SVC_DEBUG=1 for details)`);
     if (deps.env.SVC_DEBUG) deps.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
     return ExitCode.failure;
   }

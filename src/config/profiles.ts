@@ -144,7 +144,7 @@ function lockedWrite<T>(path: string, work: () => T): T {
     const lock = loadLockSync();
     dropFutureLock(`${path}.lock`);
     if (lockIsNotADirectory(`${path}.lock`)) {
-      throw new SvcError(`cannot write ${path}: ${path}.lock is not the lock svc makes; remove ${path}.lock if no other svc is running`);
+      throw new SvcError(`cannot write ${shown(path)}: ${shown(`${path}.lock`)} is not the lock svc makes; remove ${shown(`${path}.lock`)} if no other svc is running`);
     }
     const deadline = Date.now() + LOCK_WAIT_MS;
     const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -163,10 +163,10 @@ function lockedWrite<T>(path: string, work: () => T): T {
     const e = err as NodeJS.ErrnoException;
     const lockPath = `${path}.lock`;
     if (e.code === 'ELOCKED' || ((e.code === 'ENOTDIR' || e.code === 'EEXIST') && lockIsNotADirectory(lockPath))) {
-      throw new SvcError(`cannot write ${path}: ${lockPath} ${e.code === 'ELOCKED' ? `stayed locked for ${LOCK_WAIT_MS / 1000} s` : 'is not the lock svc makes'}; remove ${lockPath} if no other svc is running`);
+      throw new SvcError(`cannot write ${shown(path)}: ${shown(lockPath)} ${e.code === 'ELOCKED' ? `stayed locked for ${LOCK_WAIT_MS / 1000} s` : 'is not the lock svc makes'}; remove ${shown(lockPath)} if no other svc is running`);
     }
-    const why = e instanceof RangeError ? 'its content nests too deep to be written back' : (e.code ?? e.message);
-    throw new SvcError(`cannot write ${path} (${why}); check the file and its directory`);
+    const why = e instanceof RangeError ? 'its content nests too deep to be written back' : shown(e.code ?? e.message);
+    throw new SvcError(`cannot write ${shown(path)} (${why}); check the file and its directory`);
   } finally {
     try {
       release?.();
@@ -205,13 +205,13 @@ function readConfig(path: string): Partial<ConfigShape> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    throw new UsageError(`cannot read ${path} (${code ?? 'error'}); it should be svc's config file: fix it, or move it away and add the profiles again`);
+    throw new UsageError(`cannot read ${shown(path)} (${shown(code ?? 'error', 40)}); it should be svc's config file: fix it, or move it away and add the profiles again`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`cannot read ${path}: not valid JSON (${(err as Error).message}); fix it, or remove it and add the profiles again`);
+    throw new UsageError(`cannot read ${shown(path)}: not valid JSON (${shown((err as Error).message)}); fix it, or remove it and add the profiles again`);
   }
   // Own members only: a "__proto__" key in the file is data, never the prototype of what svc reads.
   const own = <T,>(o: unknown, key: string): T | undefined =>
@@ -241,7 +241,7 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
   /** The entry as a profile; a damaged one (a hand edit) is refused, naming it and the fix. */
   const profileOf = (name: string, entry: unknown): Profile => {
     const damage = damageOf(entry);
-    if (damage) throw new DamagedProfileError(`profile '${shown(name)}' in ${path} is damaged (${damage}); remove it with 'svc profile remove ${shown(name)}' and add it again`);
+    if (damage) throw new DamagedProfileError(`profile '${shown(name)}' in ${shown(path)} is damaged (${damage}); remove it with 'svc profile remove ${shown(name)}' and add it again`);
     return { name, ...(entry as Omit<Profile, 'name'>) };
   };
   const get = (name: string): Profile | undefined => {

@@ -12,7 +12,10 @@ export type Shell = (typeof shells)[number];
 export interface CompletionNode {
   /** Words from the root, e.g. ['accounts', 'describe']; [] for svc itself. */
   readonly path: readonly string[];
+  /** The other words from the root that reach this command through aliases, e.g. [['accounts', 'list']] for accounts query. */
+  readonly aliasPaths: readonly (readonly string[])[];
   readonly summary: string;
+  /** The subcommands' names, each followed by its aliases (`query list`): an alias completes as its command does. */
   readonly subcommands: readonly string[];
   readonly flags: readonly string[];
   /** Words completing the command's first argument (resource names, topics). */
@@ -34,21 +37,31 @@ function flagsOf(cmd: Command): string[] {
   return [...new Set([...flags, '-h', '--help'])];
 }
 
-/** Walks the command tree depth-first. */
+/** Walks the command tree depth-first; a command reached through aliases is one node with every path to it. */
 export function completionNodes(program: Command, hints: CompletionHints): CompletionNode[] {
   const nodes: CompletionNode[] = [];
-  const visit = (cmd: Command, path: string[]): void => {
+  const visit = (cmd: Command, path: string[], aliasPaths: string[][]): void => {
     nodes.push({
       path,
+      aliasPaths,
       summary: cmd.description().split(/[.(;]/)[0]?.trim() ?? '',
-      subcommands: cmd.commands.map((c) => c.name()),
+      subcommands: cmd.commands.flatMap((c) => [c.name(), ...c.aliases()]),
       flags: flagsOf(cmd),
       argValues: hints.argValues[path.join(' ')] ?? [],
     });
-    for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
+    for (const sub of cmd.commands) {
+      const words = [sub.name(), ...sub.aliases()];
+      const reached = [path, ...aliasPaths].flatMap((p) => words.map((w) => [...p, w]));
+      visit(sub, reached[0] ?? [], reached.slice(1));
+    }
   };
-  visit(program, []);
+  visit(program, [], []);
   return nodes;
+}
+
+/** Every path that reaches a node: its own, then its aliases'. */
+function pathsOf(n: CompletionNode): string[] {
+  return [n.path, ...n.aliasPaths].map((p) => p.join(' '));
 }
 
 /** Options that take a value, so their value is not taken for a command word. */
@@ -89,7 +102,7 @@ function bashBody(program: Command, nodes: readonly CompletionNode[], hints: Com
   const cases = (pick: (n: CompletionNode) => readonly string[]): string =>
     nodes
       .filter((n) => pick(n).length > 0)
-      .map((n) => `    '${n.path.join(' ')}') echo '${pick(n).join(' ')}' ;;`)
+      .map((n) => `    ${pathsOf(n).map((p) => `'${p}'`).join('|')}) echo '${pick(n).join(' ')}' ;;`)
       .join('\n');
   const valueCases = [
     ...Object.entries(hints.optionValues).map(
@@ -147,18 +160,18 @@ function fishQuote(s: string): string {
  * flags; nothing after an option that takes free text.
  */
 function fishBody(program: Command, nodes: readonly CompletionNode[], hints: CompletionHints): string {
-  const summaries = new Map(nodes.map((n) => [n.path.join(' '), n.summary]));
+  const summaries = new Map(nodes.flatMap((n) => pathsOf(n).map((p) => [p, n.summary] as const)));
   const cases = (pick: (n: CompletionNode) => readonly string[], line: (n: CompletionNode, words: readonly string[]) => string): string =>
     nodes
       .filter((n) => pick(n).length > 0)
-      .map((n) => `    case ${fishQuote(n.path.join(' '))}\n      ${line(n, pick(n))}`)
+      .map((n) => `    case ${pathsOf(n).map(fishQuote).join(' ')}\n      ${line(n, pick(n))}`)
       .join('\n');
   /** One case per distinct list (many verbs share their flags), naming every path that has it. */
   const grouped = (pick: (n: CompletionNode) => readonly string[]): string => {
     const paths = new Map<string, string[]>();
     for (const n of nodes.filter((m) => pick(m).length > 0)) {
       const key = pick(n).join(' ');
-      paths.set(key, [...(paths.get(key) ?? []), n.path.join(' ')]);
+      paths.set(key, [...(paths.get(key) ?? []), ...pathsOf(n)]);
     }
     return [...paths]
       .map(([key, ps]) => `    case ${ps.map(fishQuote).join(' ')}\n      ${list(key.split(' '))}`)

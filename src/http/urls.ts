@@ -4,6 +4,7 @@
  * HTTPS is the only scheme for real instances; plain HTTP only on loopback (the sandbox).
  */
 import { UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 
 export interface InstanceRoots {
   /** The instance URL as given, without a trailing slash. */
@@ -25,21 +26,21 @@ export function parseInstanceUrl(raw: string): InstanceRoots {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`invalid instance URL '${raw}'; give one like https://erp.example.com/acme`);
+    throw new UsageError(`invalid instance URL '${shown(raw)}'; give one like https://erp.example.com/acme`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`instance URL '${raw}' must start with https://`);
+    throw new UsageError(`instance URL '${shown(raw)}' must start with https://`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new UsageError(`refusing plain http:// for ${url.host}: the service is HTTPS only (http is allowed for a local sandbox on 127.0.0.1); use https://${url.host}${url.pathname}`);
+    throw new UsageError(`refusing plain http:// for ${shown(url.host)}: the service is HTTPS only (http is allowed for a local sandbox on 127.0.0.1); use https://${shown(`${url.host}${url.pathname}`)}`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new UsageError(`instance URL '${url.origin}${url.pathname}' must not carry a query, fragment or credentials`);
+    throw new UsageError(`instance URL '${shown(`${url.origin}${url.pathname}`)}' must not carry a query, fragment or credentials`);
   }
   const path = url.pathname.replace(/\/+$/, '');
-  if (!path) throw new UsageError(`instance URL '${raw}' needs the instance path, e.g. ${url.origin}/acme`);
+  if (!path) throw new UsageError(`instance URL '${shown(raw)}' needs the instance path, e.g. ${shown(url.origin)}/acme`);
   if (/\/(api|auth|oauth2)\/v1$/.test(path)) {
-    throw new UsageError(`give the instance URL, not an interface root: ${url.origin}${path.replace(/\/(api|auth|oauth2)\/v1$/, '')}`);
+    throw new UsageError(`give the instance URL, not an interface root: ${shown(`${url.origin}${path.replace(/\/(api|auth|oauth2)\/v1$/, '')}`)}`);
   }
   const instance = `${url.origin}${path}`;
   return { instance, api: `${instance}/api/v1`, auth: `${instance}/auth/v1`, oauth2: `${instance}/oauth2/v1` };

@@ -12,6 +12,7 @@ import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, sta
 import { UsageError } from '../errors.js';
 import { replaceFile } from '../util/atomic-file.js';
 import { writeFailed } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 
 /**
  * A results path must be a regular file or not exist yet: a symbolic link
@@ -26,8 +27,8 @@ export function checkResultsPath(path: string): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw writeFailed(path, err);
   }
-  if (st.isSymbolicLink()) throw new UsageError(`--results '${path}' is a symbolic link; name the file itself (svc replaces the results file when it ends)`);
-  if (!st.isFile()) throw new UsageError(`--results '${path}' is not a regular file; name a file to write the results to`);
+  if (st.isSymbolicLink()) throw new UsageError(`--results '${shown(path)}' is a symbolic link; name the file itself (svc replaces the results file when it ends)`);
+  if (!st.isFile()) throw new UsageError(`--results '${shown(path)}' is not a regular file; name a file to write the results to`);
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'delete', 'unchanged', 'skip', 'unknown']);

@@ -9,6 +9,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SvcError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind, type ColumnPlan } from './columns.js';
 import { heldWhere, notADatabase, STATE_TABLE, type HeldCopy, type SyncState, type SyncStore, type Upserted } from './store.js';
 
@@ -88,7 +89,7 @@ async function stateColumns(conn: DuckDBConnection): Promise<string[]> {
 }
 
 function foreignStateTable(path: string): SvcError {
-  return new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
+  return new SvcError(`${shown(path)} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
 }
 
 /**

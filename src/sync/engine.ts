@@ -20,6 +20,7 @@ import { FUTURE_SECONDS, localClock, newestStamp, ScanCursor } from '../export/s
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import { canonicalJson } from '../export/plan.js';
 import { SvcError, UsageError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import type { Row } from '../output/view.js';
 import type { Selected } from '../records/query-body.js';
 import { refuseReferencePaths } from '../records/followed-paths.js';
@@ -401,7 +402,7 @@ export async function syncFamily(job: SyncJob): Promise<SyncSummary> {
   const columns = planColumns(family, compiled.selected ?? family.fields.map((f) => ({ name: f.name, path: f.name })), settings.keepDeleted);
   const tableThere = await store.hasTable(name);
   if (!previous && tableThere) {
-    throw new SvcError(`${store.path} already has a table '${name}' that svc sync did not make; it is left as it is: sync into another file, or drop that table`);
+    throw new SvcError(`${shown(store.path)} already has a table '${name}' that svc sync did not make; it is left as it is: sync into another file, or drop that table`);
   }
   const keptColumns = previous && !job.reset ? (stateJson(name, 'columns', previous.columns) as ColumnPlan[]) : undefined;
   if (previous && !job.reset && canonicalJson(keptColumns) !== canonicalJson(columns)) {

@@ -7,6 +7,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
+import { shown } from '../util/shown.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
 import { heldWhere, ID_INDEX, inUse, notADatabase, STATE_TABLE, type HeldCopy, type SyncState, type SyncStore, type Upserted } from './store.js';
 
@@ -269,7 +270,7 @@ export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
 function unreadable(path: string, err: unknown): SvcError {
   if (err instanceof SvcError) return err;
   if ((err as { code?: unknown } | null)?.code === 'SQLITE_READONLY_ROLLBACK') {
-    return new SvcError(`${path} holds a write that was interrupted (its -journal file), which must be rolled back before it can be read; run a sync into it, or open it once with sqlite3, then ask again`);
+    return new SvcError(`${shown(path)} holds a write that was interrupted (its -journal file), which must be rolled back before it can be read; run a sync into it, or open it once with sqlite3, then ask again`);
   }
   return notADatabase(path, 'SQLite', err);
 }
@@ -308,7 +309,7 @@ function countRows(db: Db, state: SyncState): { rows: number | null; deleted: nu
 function checkStateTable(db: Db, path: string): boolean {
   const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(STATE_TABLE) as string[]).map(String);
   if (cols.length && cols.join(',') !== STATE_COLUMNS.join(',')) {
-    throw new SvcError(`${path} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
+    throw new SvcError(`${shown(path)} has a table ${STATE_TABLE} that svc did not make; it is left as it is: give another --into file`);
   }
   return cols.length > 0;
 }

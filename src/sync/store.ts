@@ -108,7 +108,7 @@ const ENGINES: Readonly<Record<string, 'sqlite' | 'duckdb'>> = { '.sqlite': 'sql
 /** The engine a target's name asks for; a usage error naming the extensions taken otherwise. */
 export function engineOf(path: string): 'sqlite' | 'duckdb' {
   const engine = ENGINES[extname(path).toLowerCase()];
-  if (!engine) throw new UsageError(`--into ${path}: name a .sqlite, .sqlite3 or .db file (SQLite) or a .duckdb file (DuckDB)`);
+  if (!engine) throw new UsageError(`--into ${shown(path)}: name a .sqlite, .sqlite3 or .db file (SQLite) or a .duckdb file (DuckDB)`);
   return engine;
 }
 
@@ -151,5 +151,5 @@ export function notADatabase(path: string, engine: string, err: unknown): SvcErr
   const busy = inUse(path, err);
   if (busy) return busy;
   const why = firstLine(err);
-  return new SvcError(`${path} is not a ${engine} database svc can use (${why}); it is left as it is: give another --into file`);
+  return new SvcError(`${shown(path)} is not a ${engine} database svc can use (${why}); it is left as it is: give another --into file`);
 }

@@ -7,6 +7,8 @@
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
+import { ioReason } from '../util/io-error.js';
+import { shown } from '../util/shown.js';
 import { acquireLock, lockHolder, type HeldLock, type LockOwner, type LockProcesses } from '../util/file-lock.js';
 import type { SyncRunning } from './status.js';
 import { engineOf } from './store.js';
@@ -18,19 +20,19 @@ export function checkTarget(path: string): boolean {
   try {
     st = lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--into ${path}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--into ${shown(path)}: ${ioReason(err)}`);
     let dir;
     try {
       dir = lstatSync(dirname(path));
     } catch {
-      throw new UsageError(`--into ${path}: the directory ${dirname(path)} does not exist; create it first`);
+      throw new UsageError(`--into ${shown(path)}: the directory ${shown(dirname(path))} does not exist; create it first`);
     }
-    if (!dir.isDirectory()) throw new UsageError(`--into ${path}: ${dirname(path)} is not a directory`);
+    if (!dir.isDirectory()) throw new UsageError(`--into ${shown(path)}: ${shown(dirname(path))} is not a directory`);
     return false;
   }
   if (st.isFile()) return true;
   const what = st.isSymbolicLink() ? 'a symbolic link (svc does not write through links: give the file it points to)' : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : 'not a regular file';
-  throw new UsageError(`--into ${path} is ${what}; give a database file`);
+  throw new UsageError(`--into ${shown(path)} is ${what}; give a database file`);
 }
 
 /** The lock file beside a target. */
@@ -40,7 +42,7 @@ export function syncLockPath(path: string): string {
 
 /** Locks the target for the run, or throws a LockedError (exit 1) naming the process that holds it. */
 export function lockSyncTarget(path: string, command: string, processes: LockProcesses | undefined, now: () => number): HeldLock {
-  const refusal = (holder: string): string => `another sync into ${path} is running (${holder}); wait for it to end, or stop it and run this again`;
+  const refusal = (holder: string): string => `another sync into ${shown(path)} is running (${holder}); wait for it to end, or stop it and run this again`;
   return acquireLock(syncLockPath(path), command, processes, now, refusal);
 }
 

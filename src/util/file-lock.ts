@@ -152,11 +152,11 @@ export function acquireLock(path: string, what: string, procs: LockProcesses | u
       const seen = readOwner(path);
       if (!seen) continue; // released meanwhile: try again
       if (!isStale(path, seen, procs)) {
-        throw new LockedError(refusal(`${describeOwner(seen.owner)}; lock ${path}`), seen.owner);
+        throw new LockedError(refusal(`${describeOwner(seen.owner)}; lock ${shown(path)}`), seen.owner);
       }
       takeOver(path, seen.ino);
     }
-    throw new LockedError(`the lock ${path} keeps changing hands; try again`, undefined);
+    throw new LockedError(`the lock ${shown(path)} keeps changing hands; try again`, undefined);
   } finally {
     rmSync(draft, { force: true });
   }

@@ -3,6 +3,7 @@
  * do, instead of Node's "ENOSPC: no space left on device, write".
  */
 import { SvcError } from '../errors.js';
+import { shown } from './shown.js';
 
 const ADVICE: Readonly<Record<string, string>> = {
   ENOSPC: 'free some space or write elsewhere',
@@ -19,15 +20,15 @@ const ADVICE: Readonly<Record<string, string>> = {
 export function ioReason(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (!e?.code) return message;
+  if (!e?.code) return shown(message);
   // Node's form is "CODE: reason, syscall 'path'": keep the reason.
   const reason = message.startsWith(`${e.code}: `) ? message.slice(e.code.length + 2).split(', ')[0] : message;
-  return `${reason} (${e.code})`;
+  return `${shown(reason ?? '')} (${shown(String(e.code), 40)})`;
 }
 
-/** The error for a failed write to `what` (a file, or "standard output"): exit 1, one line with the fix. */
+/** The error for a failed write to `what` (a file, or "standard output", shown as outside text): exit 1, one line with the fix. */
 export function writeFailed(what: string, err: unknown): SvcError {
   if (err instanceof SvcError) return err;
   const advice = ADVICE[(err as NodeJS.ErrnoException)?.code ?? ''];
-  return new SvcError(`cannot write to ${what}: ${ioReason(err)}${advice ? `; ${advice}` : ''}`);
+  return new SvcError(`cannot write to ${shown(what)}: ${ioReason(err)}${advice ? `; ${advice}` : ''}`);
 }

@@ -46,13 +46,22 @@ describe('shell completion', () => {
 
   it('completes commands, verbs, fields, formats and global flags in bash', () => {
     expect(bashComplete(['svc', 'acc'])).toEqual(['accounts']);
-    expect(bashComplete(['svc', 'accounts', ''])).toEqual(['query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe', 'create', 'update', 'delete', 'import']);
-    expect(bashComplete(['svc', 'users', ''])).toEqual(['query', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe']);
+    expect(bashComplete(['svc', 'accounts', ''])).toEqual(['query', 'list', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe', 'create', 'update', 'delete', 'import']);
+    expect(bashComplete(['svc', 'users', ''])).toEqual(['query', 'list', 'count', 'sum', 'export', 'watch', 'sync', 'get', 'exists', 'describe']);
     expect(bashComplete(['svc', 'accounts', 'describe', 'cur'])).toEqual(['currency']);
     expect(bashComplete(['svc', 'describe', 'accounts.ty'])).toEqual(['accounts.type']);
     expect(bashComplete(['svc', 'resources', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv']);
     expect(bashComplete(['svc', '-o', 'json', 'accounts', 'de'])).toEqual(['describe', 'delete']);
     expect(bashComplete(['svc', 'describe', '--ou'])).toEqual(['--output']);
+  });
+
+  it('completes an alias (list, of query) as its command: words, flags and values', () => {
+    expect(bashComplete(['svc', 'accounts', 'li'])).toEqual(['list']);
+    expect(bashComplete(['svc', 'accounts', 'list', '--fi'])).toEqual(bashComplete(['svc', 'accounts', 'query', '--fi']));
+    expect(bashComplete(['svc', 'resources', 'list', '--'])).toEqual(bashComplete(['svc', 'resources', 'query', '--']));
+    expect(bashComplete(['svc', 'accounts', 'list', '--filter', ''])).toEqual([]);
+    // profile list is a command of its own, not an alias
+    expect(bashComplete(['svc', 'profile', 'list', '--'])).not.toContain('--filter');
   });
 
   it('offers nothing for the free value of an option (--filter, --profile) in bash', () => {
@@ -73,7 +82,7 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
 
   it('completes commands, verbs, formats, field paths and flags', () => {
     expect(fishComplete('svc acc')).toEqual(['accounts']);
-    expect(fishComplete('svc accounts ').sort()).toEqual(['count', 'create', 'delete', 'describe', 'exists', 'export', 'get', 'import', 'query', 'sum', 'sync', 'update', 'watch']);
+    expect(fishComplete('svc accounts ').sort()).toEqual(['count', 'create', 'delete', 'describe', 'exists', 'export', 'get', 'import', 'list', 'query', 'sum', 'sync', 'update', 'watch']);
     expect(fishComplete('svc -o ')).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
     expect(fishComplete('svc describe accounts.ty')).toEqual(['accounts.type']);
     expect(fishComplete('svc --no')).toEqual(['--no-color', '--no-header', '--no-pager']);
@@ -90,6 +99,9 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
       'svc accounts query ',
       'svc accounts get ',
       'svc accounts query --fi',
+      'svc accounts list --fi',
+      'svc accounts list --filter x --li',
+      'svc accounts li',
       'svc accounts query --filter ',
       'svc accounts query --filter x --li',
       'svc auth ',
@@ -104,6 +116,7 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
     }
     expect(fishComplete('svc accounts query --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
     expect(fishComplete('svc auth login --us')).toEqual(['--user']);
+    expect(fishComplete('svc accounts list --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
   });
 });
 
@@ -138,6 +151,7 @@ describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not insta
       ['svc', 'accounts', 'describe', 'cur'],
       ['svc', 'accounts', 'query', ''],
       ['svc', 'accounts', 'query', '--fi'],
+      ['svc', 'accounts', 'list', '--fi'],
       ['svc', 'accounts', 'query', '--filter', ''],
       ['svc', '-o', ''],
       ['svc', 'describe', 'accounts.ty'],

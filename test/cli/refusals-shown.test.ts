@@ -5,6 +5,9 @@
  * wrong place: a group's `help [command]` is help asked for (exit 0), a verb
  * before its family points at `svc <family> <verb>`.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/util/duration.js';
 import { svc } from '../helpers/cli.js';
@@ -37,8 +40,35 @@ describe('a refused value is shown, in one line', () => {
     [['api', '-X', V, 'accounts'], /unknown method 'x\?\[2J\?y\?z'/],
     [[V], /unknown command 'x\?\[2J\?y\?z'/],
     [['accounts', `--${V}`], /unknown option '--x\?\[2J\?y\?z'/],
+    [['--url', V, 'accounts', 'count'], /^svc: invalid instance URL 'x\?\[2J\?y\?z'/],
+    [['--ca-file', `/nonexistent/${V}`, 'accounts', 'count'], /cannot read CA file '\/nonexistent\/x\?\[2J\?y\?z'/],
+    [['accounts', 'export', '--output', `/nonexistent/${V}/x.csv`], /the directory \/nonexistent\/x\?\[2J\?y\?z does not exist/],
+    [['accounts', 'export', '--output', 'a.csv', '--output-file', V], /--output-file x\?\[2J\?y\?z$/m],
+    [['accounts', 'export', '--format', V], /unknown export format 'x\?\[2J\?y\?z'/],
+    [['sync', V], /unknown family 'x\?\[2J\?y\?z'/],
+    [['sync', '--into', V, 'accounts'], /--into x\?\[2J\?y\?z: name a \.sqlite/],
+    [['accounts', 'sync', '--into', `/nonexistent/${V}/x.db`], /the directory \/nonexistent\/x\?\[2J\?y\?z does not exist/],
+    [['profile', 'add', 'p', '--url', 'https://erp.example.com/acme', '--client-id', V], /invalid client id 'x\?\[2J\?y\?z'/],
   ])('svc %j', async (argv, message) => {
     expect(await refusal(argv)).toMatch(message);
+  });
+
+  it('SVC_URL from the environment is shown too', async () => {
+    const r = await svc(['accounts', 'count'], { env: { ...env, SVC_URL: `https://${V}/acme` } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("svc: invalid instance URL 'https://x?[2J?y?z/acme'; give one like https://erp.example.com/acme\n");
+  });
+
+  it('a path in a failed write or a missing sandbox is shown (io-error, sandbox status)', async () => {
+    const missing = `/nonexistent/${V}`;
+    const status = await svc(['sandbox', 'status', '--data-dir', missing], { env });
+    expect(status.code).toBe(3);
+    expect(status.stderr).toBe("svc: no sandbox runs from /nonexistent/x?[2J?y?z; start one with 'svc sandbox start --data-dir '/nonexistent/x?[2J?y?z''\n");
+    const from = join(mkdtempSync(join(tmpdir(), 'svc-shown-')), 'rows.ndjson');
+    writeFileSync(from, '{"lastname":"a","currency":"EUR"}\n');
+    const imp = await svc(['accounts', 'import', '--from', from, '--results', `${missing}/r.ndjson`], { env });
+    expect(imp.code).toBeGreaterThan(0);
+    expect(imp.stderr).toBe('svc: cannot write to /nonexistent/x?[2J?y?z/r.ndjson.svc-lock: no such file or directory (ENOENT)\n');
   });
 
   it('parseDuration names the value as shown', () => {
@@ -60,6 +90,16 @@ describe("a group's help command", () => {
     expect(a.stdout).toBe(b.stdout);
   });
 
+  it('`svc resources help [verb]`, whose command also takes a verb of the family resources, is help too', async () => {
+    const group = await svc(['resources', 'help']);
+    expect({ code: group.code, stderr: group.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(group.stdout).toBe((await svc(['resources', '--help'])).stdout);
+    const verb = await svc(['resources', 'help', 'query']);
+    expect({ code: verb.code, stderr: verb.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(verb.stdout).toBe((await svc(['resources', 'query', '--help'])).stdout);
+    expect(await refusal(['resources', 'help', 'qury'])).toBe("svc: no help for 'qury' in 'svc resources'; did you mean 'query'? (run 'svc resources --help')\n");
+  });
+
   it('a group without a verb is still a usage error: its help on stderr, exit 2', async () => {
     const r = await svc(['accounts']);
     expect(r.code).toBe(2);
@@ -73,6 +113,8 @@ describe('a verb before its family', () => {
     [['count', 'items'], "svc: unknown command 'count': the family comes first, then the verb: svc items count (run 'svc items --help')\n"],
     [['list', 'accounts', '--limit', '1'], "svc: unknown command 'list': the family comes first, then the verb: svc accounts list (run 'svc accounts --help')\n"],
     [['count'], "svc: unknown command 'count': the family comes first, then the verb: svc <family> count (run 'svc resources' for the families)\n"],
+    [['list'], "svc: unknown command 'list': the family comes first, then the verb: svc <family> list (run 'svc resources' for the families)\n"],
+    [['list', 'nosuch'], "svc: unknown command 'list': the family comes first, then the verb: svc <family> list (run 'svc resources' for the families)\n"],
     [['delete', 'resources', '1'], "svc: unknown command 'delete': the family comes first, then the verb, and resources has no delete (run 'svc resources --help')\n"],
   ])('svc %j points at svc <family> <verb>', async (argv, line) => {
     expect(await refusal(argv)).toBe(line);

@@ -15,7 +15,7 @@ import { shown } from '../../util/shown.js';
 
 /** The families the target holds, by name; exit 2 (with `missing` when given) when the target is not there, or not a file svc can use. */
 export async function readTarget(into: string, missing?: string): Promise<HeldCopy[]> {
-  if (!checkTarget(into)) throw new UsageError(missing ?? `--into ${into} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${into}`);
+  if (!checkTarget(into)) throw new UsageError(missing ?? `--into ${shown(into)} does not exist, so it holds no copy yet; make one with svc <family> sync --into ${shown(into)}`);
   return readHeld(into);
 }
 
@@ -25,7 +25,7 @@ export function pickHeld(into: string, held: readonly HeldCopy[], names: readonl
     const found = held.find((h) => h.state.family === name);
     if (found) return found;
     const has = held.length ? `it holds ${shown(held.map((h) => h.state.family).join(', '))}` : 'it holds none';
-    throw new SvcError(`${into} holds no copy of ${name} (${has}); make one with svc ${name} sync --into ${into}`);
+    throw new SvcError(`${shown(into)} holds no copy of ${name} (${has}); make one with svc ${name} sync --into ${shown(into)}`);
   });
 }
 
@@ -39,7 +39,7 @@ export function pickHeld(into: string, held: readonly HeldCopy[], names: readonl
  */
 export async function statusesOf(into: string, names: readonly string[], ctx: Context): Promise<FamilyStatus[]> {
   const found = runningSync(into, lockProcessesOf(ctx.deps.processes));
-  const run = found && `a sync into ${shown(into)} ${found.owner ? `is running (${describeOwner(found.owner)})` : `may be running (${syncLockPath(into)} does not say which process holds it)`}`;
+  const run = found && `a sync into ${shown(into)} ${found.owner ? `is running (${describeOwner(found.owner)})` : `may be running (${shown(syncLockPath(into))} does not say which process holds it)`}`;
   let held: HeldCopy[];
   try {
     held = await readTarget(into);

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import type { SyncFlags } from '../../sync/flags.js';
 import { toSyncFlags } from '../records/sync-flags.js';
 import { didYouMean } from '../../util/suggest.js';
+import { shown } from '../../util/shown.js';
 
 export interface SyncAllOptions {
   /** The families named; none: every family the target holds. */
@@ -18,9 +19,9 @@ export function toSyncAllOptions(input: CommandInput): SyncAllOptions {
   const families: ResourceFamily[] = [];
   for (const name of names) {
     const family = findFamily(name);
-    if (!family) throw new UsageError(`unknown family '${name}'${didYouMean(name, suggestFamily(name))} (run 'svc resources')`);
-    if (!family.operations.includes('list')) throw new UsageError(`${name} cannot be listed, so it cannot be synced`);
-    if (families.includes(family)) throw new UsageError(`${name} is named twice`);
+    if (!family) throw new UsageError(`unknown family '${shown(name, 80)}'${didYouMean(name, suggestFamily(name))} (run 'svc resources')`);
+    if (!family.operations.includes('list')) throw new UsageError(`${family.name} cannot be listed, so it cannot be synced`);
+    if (families.includes(family)) throw new UsageError(`${family.name} is named twice`);
     families.push(family);
   }
   return { families, sync: toSyncFlags(input.flags) };

@@ -55,11 +55,11 @@ export async function runSyncAll(opts: SyncAllOptions, ctx: Context): Promise<vo
 /** Every family the target holds, in name order; exit 2 when it holds none (or is not there). */
 async function heldFamilies(into: string): Promise<ResourceFamily[]> {
   const { readTarget } = await import('../records/sync-held.js');
-  const held = await readTarget(into, `${into} does not exist yet; name the families to copy into it: svc sync --into ${into} accounts contacts`);
-  if (!held.length) throw new UsageError(`${into} holds no copy yet; name the families to copy: svc sync --into ${into} accounts contacts`);
+  const held = await readTarget(into, `${shown(into)} does not exist yet; name the families to copy into it: svc sync --into ${shown(into)} accounts contacts`);
+  if (!held.length) throw new UsageError(`${shown(into)} holds no copy yet; name the families to copy: svc sync --into ${shown(into)} accounts contacts`);
   return held.map(({ state }) => {
     const family = findFamily(state.family);
-    if (!family) throw new SvcError(`${into} keeps a copy named '${shown(state.family, 60)}', which is not a family svc knows (its state was edited?); name the families to sync`);
+    if (!family) throw new SvcError(`${shown(into)} keeps a copy named '${shown(state.family, 60)}', which is not a family svc knows (its state was edited?); name the families to sync`);
     return family;
   });
 }

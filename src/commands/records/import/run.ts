@@ -161,8 +161,9 @@ async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, p
   let fatal: { err: unknown } | undefined;
   try {
     if (opts.results) {
+      const results = opts.results;
       const p = deps.processes;
-      lock = acquireLock(lockPathOf(opts.results), `svc ${family.name} import --from ${opts.from}`, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, deps.now, (holder) => `another import is writing ${opts.results} (${holder}); wait for it to end`);
+      lock = acquireLock(lockPathOf(opts.results), `svc ${family.name} import --from ${opts.from}`, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, deps.now, (holder) => `another import is writing ${shown(results)} (${holder}); wait for it to end`);
       // The results file first: when it cannot be written, no state is left to say an import is unfinished.
       writer = openResults(opts.results, { append: prior.state !== undefined, now: deps.now });
       writeState(opts.results, prior.state ?? { svc: 'import', version: 1, family: family.name, key: opts.key ?? null, input: { name: opts.from, sha256: facts.sha256, rows: facts.rows }, since: new Date(deps.now()).toISOString() });
