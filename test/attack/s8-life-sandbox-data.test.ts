@@ -19,22 +19,19 @@
  * Tests marked HELD pass today; the others fail until svc is fixed.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isRunning, killSandboxesOf, sandboxHarness, sandboxProcessesOf, type SvcResult } from './s8-sandbox-support.js';
 import { root } from './s7-support.js';
 
-const home = mkdtempSync(join(tmpdir(), 's8-life-data-home-'));
+const h = sandboxHarness('s8-life-data-home-', 's8-life-data-');
+const { home, dirs, dataDir, env } = h;
 const defaultDataDir = join(home, '.local', 'share', 'svc', 'sandbox');
-const dirs: string[] = [];
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Result = SvcResult;
 
 /** A temporary directory of this file's own, removed after its tests. */
 function scratch(prefix: string): string {
@@ -43,55 +40,7 @@ function scratch(prefix: string): string {
   return dir;
 }
 
-function dataDir(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 's8-life-data-')), 'data');
-  dirs.push(dir);
-  return dir;
-}
-
-function svc(args: string[], opts: { killMs?: number } = {}): Promise<Result> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'svc.js'), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_KEYCHAIN_SERVICE: `svc-test-none-${process.pid}`, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.killMs ?? 30_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-}
-
-/** Sandbox processes serving `dir` (their command line names it). */
-function sandboxProcessesOf(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes('--foreground') && cmd.includes(dir) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
+const svc = (args: string[], opts: { killMs?: number } = {}): Promise<Result> => h.svc(args, opts);
 
 /** One stderr line, `svc: …`, that is not svc's "unexpected error". */
 function expectOneLine(r: Result): string {
@@ -113,11 +62,8 @@ async function seededDataDir(): Promise<string> {
 }
 
 afterAll(async () => {
-  for (const dir of [...dirs, defaultDataDir]) {
-    for (const pid of sandboxProcessesOf(dir)) process.kill(pid, 'SIGKILL');
-  }
-  for (const dir of dirs) rmSync(join(dir, '..'), { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
+  killSandboxesOf([...dirs, defaultDataDir]);
+  h.cleanUp();
 });
 
 describe('--data-dir that cannot be a data dir', () => {
@@ -237,7 +183,7 @@ describe('a sandbox killed (SIGKILL) while it seeds its first tenant', () => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const child = spawn(process.execPath, [join(root, 'bin', 'svc.js'), 'sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dir, '--seed-accounts', '300000'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_KEYCHAIN_SERVICE: `svc-test-none-${process.pid}`, NO_COLOR: '1' },
+      env: env(),
       stdio: 'ignore',
     });
     const exited = new Promise<void>((r) => child.on('exit', () => r()));

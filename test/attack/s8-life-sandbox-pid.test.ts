@@ -21,50 +21,17 @@
  * Tests marked HELD pass today; the others fail until svc is fixed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { root } from './s7-support.js';
+import { isRunning, killSandboxesOf, sandboxHarness, sandboxProcessesOf, type SvcResult } from './s8-sandbox-support.js';
 
-const home = mkdtempSync(join(tmpdir(), 's8-life-home-'));
-const dirs: string[] = [];
+const h = sandboxHarness('s8-life-home-', 's8-life-sandbox-');
+const { dirs, dataDir } = h;
 const innocents: ChildProcess[] = [];
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function dataDir(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 's8-life-sandbox-')), 'data');
-  dirs.push(dir);
-  return dir;
-}
-
 /** Runs svc to its end (killed after `killMs`); `detached` puts it in a process group of its own. */
-function svc(args: string[], opts: { killMs?: number; detached?: boolean } = {}): Promise<Result> {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [join(root, 'bin', 'svc.js'), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_KEYCHAIN_SERVICE: `svc-test-none-${process.pid}`, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: opts.detached ?? false,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.killMs ?? 30_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - t0 });
-    }),
-  );
-}
+const svc = (args: string[], opts: { killMs?: number; detached?: boolean } = {}): Promise<SvcResult> => h.svc(args, opts);
 
 /** A process of the user's that has nothing to do with svc: it must outlive every svc command here. */
 async function innocentProcess(): Promise<ChildProcess> {
@@ -72,16 +39,6 @@ async function innocentProcess(): Promise<ChildProcess> {
   innocents.push(child);
   await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
   return child;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 /**
@@ -101,28 +58,10 @@ async function killedSandboxNaming(pid: number): Promise<{ dir: string; statePid
   return { dir, statePid: pid };
 }
 
-/** Sandbox processes serving `dir` (their command line names it). */
-function sandboxProcessesOf(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes('--foreground') && cmd.includes(dir) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
 afterAll(async () => {
   for (const c of innocents) c.kill('SIGKILL');
-  for (const dir of dirs) {
-    for (const pid of existsSync('/proc') ? sandboxProcessesOf(dir) : []) process.kill(pid, 'SIGKILL');
-    rmSync(join(dir, '..'), { recursive: true, force: true });
-  }
-  rmSync(home, { recursive: true, force: true });
+  killSandboxesOf(dirs);
+  h.cleanUp();
 });
 
 describe('a stale state file whose pid now belongs to another process', () => {

@@ -27,76 +27,16 @@
  * Tests whose names start with "HELD:" are claims that held when written.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { root } from './s7-support.js';
+import { isRunning, killSandboxesOf, sandboxHarness, sandboxProcessesOf } from './s8-sandbox-support.js';
 
-const home = mkdtempSync(join(tmpdir(), 's8-r2-life-sb-home-'));
-const dirs: string[] = [];
+const h = sandboxHarness('s8-r2-life-sb-home-', 's8-r2-life-sb-');
+const { dirs, dataDir, start, svc } = h;
 const innocents: ChildProcess[] = [];
 const mounts: string[] = [];
-
-interface Result {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function dataDir(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 's8-r2-life-sb-')), 'data');
-  dirs.push(dir);
-  return dir;
-}
-
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_KEYCHAIN_SERVICE: `svc-test-none-${process.pid}`, NO_COLOR: '1' });
-
-function start(args: string[], opts: { killMs?: number; cwd?: string } = {}): { child: ChildProcess; ended: Promise<Result>; stderr: () => string } {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [join(root, 'bin', 'svc.js'), ...args], { cwd: opts.cwd ?? root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.killMs ?? 30_000);
-  const ended = new Promise<Result>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
-    }),
-  );
-  return { child, ended, stderr: () => stderr };
-}
-
-const svc = (args: string[], opts: { killMs?: number; cwd?: string } = {}): Promise<Result> => start(args, opts).ended;
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-}
-
-/** Sandbox processes serving `dir` (their command line names it). */
-function sandboxProcessesOf(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes('--foreground') && cmd.includes(dir) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 /** Polls `check` every 50 ms until it is true (true) or `ms` passed (false): waits on an event, bounded. */
 async function until(check: () => boolean, ms: number): Promise<boolean> {
@@ -126,9 +66,7 @@ function innocentProcess(): ChildProcess {
 
 afterAll(() => {
   for (const c of innocents) c.kill('SIGKILL');
-  for (const dir of dirs) {
-    for (const pid of sandboxProcessesOf(dir)) process.kill(pid, 'SIGKILL');
-  }
+  killSandboxesOf(dirs);
   for (const m of mounts) {
     try {
       execFileSync('umount', ['-l', m]);
@@ -136,8 +74,7 @@ afterAll(() => {
       // already gone
     }
   }
-  for (const dir of dirs) rmSync(join(dir, '..'), { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
+  h.cleanUp();
 });
 
 describe('a state file written by an older svc (no token, no processStart)', () => {
