@@ -17,6 +17,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFamily } from '../../src/catalogue/index.js';
 import { sandboxCli } from '../helpers/cli.js';
+import { forceSql } from './s8-data-support.js';
 import { sha256File, tempDir } from '../export/support.js';
 import { insertAccounts } from '../sync/support.js';
 
@@ -51,15 +52,8 @@ function asColumn(v: unknown): unknown {
 
 const db = () => sandbox().sandbox.db;
 
-/** Runs SQL on the sandbox's own database with its CHECK constraints off (values the service's rules would refuse). */
-function force(sql: string, ...params: unknown[]): void {
-  db().pragma('ignore_check_constraints = ON');
-  try {
-    db().prepare(sql).run(...params);
-  } finally {
-    db().pragma('ignore_check_constraints = OFF');
-  }
-}
+/** Runs SQL on the sandbox's database with its CHECK constraints off (s8-data-support.ts). */
+const force = (sql: string, ...params: unknown[]): void => forceSql(db(), sql, ...params);
 
 const TIMES = [0, -1, -86_400, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 7, 4_102_444_800, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
 const DOUBLES = [0.1, -0, 5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 123456789.125, 1 / 3, 2 ** 53 + 2, 1e-11, -2.5];

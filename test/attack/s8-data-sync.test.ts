@@ -19,20 +19,14 @@ import { describe, expect, it } from 'vitest';
 import { findFamily } from '../../src/catalogue/index.js';
 import { isMoney } from '../../src/sync/columns.js';
 import { sandboxCli } from '../helpers/cli.js';
+import { forceSql } from './s8-data-support.js';
 import { tempDir } from '../sync/support.js';
 
 const { sandbox, run } = sandboxCli();
 const db = () => sandbox().sandbox.db;
 
-/** Runs SQL on the sandbox's database with its CHECK constraints off: values the service's own rules would refuse, as a hostile service may send. */
-function force(sql: string, ...params: unknown[]): void {
-  db().pragma('ignore_check_constraints = ON');
-  try {
-    db().prepare(sql).run(...params);
-  } finally {
-    db().pragma('ignore_check_constraints = OFF');
-  }
-}
+/** Runs SQL on the sandbox's database with its CHECK constraints off (s8-data-support.ts). */
+const force = (sql: string, ...params: unknown[]): void => forceSql(db(), sql, ...params);
 
 const TIMES = [0, -1, -86_400, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 7, 4_102_444_800, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
 const DOUBLES = [0.1, 5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 123456789.125, 1 / 3, 2 ** 53 + 2, 1e-11, -2.5];
