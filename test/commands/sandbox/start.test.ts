@@ -4,6 +4,7 @@
  * HTTP) prints its credentials and registers the profile. Spawned starts are
  * covered in test/cli/sandbox.test.ts.
  */
+import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxProfileName } from '../../../src/commands/sandbox/profile.js';
 import { startTimeoutMs } from '../../../src/commands/sandbox/options.js';
@@ -14,6 +15,16 @@ import { svc, tempConfigDir, testKeychain } from '../../helpers/cli.js';
 import { freshDataDir, serveDataDir, type Serving } from './serving.js';
 
 const open: Serving[] = [];
+
+/** Listens on the port (when the kernel lets it) until closed; a port it cannot take cannot be handed out either. */
+async function holdPort(port: number): Promise<{ close(): Promise<void> }> {
+  const server: Server = createServer();
+  const held = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  return { close: () => (held ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve()) };
+}
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
@@ -113,7 +124,9 @@ describe('svc sandbox start: run', () => {
     // The first sandbox again, at another port: its profile follows it and forgets the old token.
     await first.close();
     open.splice(open.indexOf(first), 1);
-    const moved = await serveDataDir(dirA);
+    // Hold the old port so the kernel cannot hand it out again (it did, once in a CI run).
+    const holder = await holdPort(first.state.port);
+    const moved = await serveDataDir(dirA).finally(() => holder.close());
     open.push(moved);
     expect(moved.state.instanceUrl).not.toBe(first.state.instanceUrl);
     const again = await run(['sandbox', 'start', '-o', 'json']);
