@@ -1027,7 +1027,9 @@ _svc() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmdpath='' word i
   case "$prev" in
     -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv tsv' -- "$cur")); return ;;
-    --delimiter|--jq|--profile|--url|--token-file|--timeout|--retries|--ca-file|--filter|--filter-json|--filter-file|--search|--tz|--sort|--limit|--offset|--page-size|--expand|--by|--format|--output-file|--compression|--concurrency|--shard|--interval|--lag|--reconcile-every|--since|--cursor-file|--into|--if-none-match|--user|--otp|--expires|--client-id|--wait|--filter-member|--port|--data-dir|--seed-accounts|--faults|--oauth-access-ttl|-X|--method|-f|--raw-field|-F|--field|-H|--header|--input|--data|--data-file|--if-match|--results|--from|--key) return ;;
+    --token-file|--ca-file|--filter-file|--output-file|--cursor-file|--into|--input|--data-file|--results|--from) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --data-dir) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --delimiter|--jq|--profile|--url|--timeout|--retries|--filter|--filter-json|--search|--tz|--sort|--limit|--offset|--page-size|--expand|--by|--format|--compression|--concurrency|--shard|--interval|--lag|--reconcile-every|--since|--if-none-match|--user|--otp|--expires|--client-id|--wait|--filter-member|--port|--seed-accounts|--faults|--oauth-access-ttl|-X|--method|-f|--raw-field|-F|--field|-H|--header|--data|--if-match|--key) return ;;
   esac
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"

@@ -326,7 +326,13 @@ function __svc_complete
     case '-o' '--output'
       printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv'
       return
-    case '--delimiter' '--jq' '--profile' '--url' '--token-file' '--timeout' '--retries' '--ca-file' '--filter' '--filter-json' '--filter-file' '--search' '--tz' '--sort' '--limit' '--offset' '--page-size' '--expand' '--by' '--format' '--output-file' '--compression' '--concurrency' '--shard' '--interval' '--lag' '--reconcile-every' '--since' '--cursor-file' '--into' '--if-none-match' '--user' '--otp' '--expires' '--client-id' '--wait' '--filter-member' '--port' '--data-dir' '--seed-accounts' '--faults' '--oauth-access-ttl' '-X' '--method' '-f' '--raw-field' '-F' '--field' '-H' '--header' '--input' '--data' '--data-file' '--if-match' '--results' '--from' '--key'
+    case '--token-file' '--ca-file' '--filter-file' '--output-file' '--cursor-file' '--into' '--input' '--data-file' '--results' '--from'
+      __fish_complete_path "$cur"
+      return
+    case '--data-dir'
+      __fish_complete_directories "$cur"
+      return
+    case '--delimiter' '--jq' '--profile' '--url' '--timeout' '--retries' '--filter' '--filter-json' '--search' '--tz' '--sort' '--limit' '--offset' '--page-size' '--expand' '--by' '--format' '--compression' '--concurrency' '--shard' '--interval' '--lag' '--reconcile-every' '--since' '--if-none-match' '--user' '--otp' '--expires' '--client-id' '--wait' '--filter-member' '--port' '--seed-accounts' '--faults' '--oauth-access-ttl' '-X' '--method' '-f' '--raw-field' '-F' '--field' '-H' '--header' '--data' '--if-match' '--key'
       return
   end
   set -l cmdpath ''

@@ -88,8 +88,19 @@ function freeValueFlags(program: Command, hints: CompletionHints): string[] {
     cmd.commands.forEach(visit);
   };
   visit(program);
-  const known = new Set(Object.keys(hints.optionValues).flatMap((k) => k.split(' ')));
+  const known = new Set([...Object.keys(hints.optionValues).flatMap((k) => k.split(' ')), ...pathFlags(program, 'file'), ...pathFlags(program, 'dir')]);
   return valueFlags(program).filter((f) => !optional.has(f) && !known.has(f));
+}
+
+/** Options whose value is a path, by the value's name in their flags: `--into <file>` completes file names, `--data-dir <dir>` directories. */
+function pathFlags(program: Command, kind: 'file' | 'dir'): string[] {
+  const all: string[] = [];
+  const visit = (cmd: Command): void => {
+    for (const o of cmd.options) if (o.flags.includes(`<${kind}>`)) all.push(...[o.short, o.long].filter((f): f is string => Boolean(f)));
+    cmd.commands.forEach(visit);
+  };
+  visit(program);
+  return [...new Set(all)];
 }
 
 const HEADER = (shell: Shell): string =>
@@ -108,6 +119,9 @@ function bashBody(program: Command, nodes: readonly CompletionNode[], hints: Com
     ...Object.entries(hints.optionValues).map(
       ([flags, values]) => `    ${flags.split(' ').join('|')}) COMPREPLY=($(compgen -W '${values.join(' ')}' -- "$cur")); return ;;`,
     ),
+    // Paths one a line (names with spaces stay whole); compopt, bash's only, marks them as file names (a / after a directory, quoting).
+    `    ${pathFlags(program, 'file').join('|')}) compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -f -- "$cur")); return ;;`,
+    `    ${pathFlags(program, 'dir').join('|')}) compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -d -- "$cur")); return ;;`,
     `    ${freeValueFlags(program, hints).join('|')}) return ;;`,
   ].join('\n');
   return `_svc_words() {
@@ -204,6 +218,12 @@ function __svc_complete
   set -l cur (commandline -ct)
   switch "$words[-1]"
 ${valueCases}
+    case ${pathFlags(program, 'file').map(fishQuote).join(' ')}
+      __fish_complete_path "$cur"
+      return
+    case ${pathFlags(program, 'dir').map(fishQuote).join(' ')}
+      __fish_complete_directories "$cur"
+      return
     case ${freeValueFlags(program, hints).map(fishQuote).join(' ')}
       return
   end

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completionHints } from '../../src/cli/completion-view.js';
 import { fullTree } from '../../src/cli/program.js';
@@ -10,10 +12,10 @@ import { svc } from '../helpers/cli.js';
 const dir = new URL('../../completions/', import.meta.url);
 
 /** Asks a real bash what it would complete for these words. */
-function bashComplete(words: string[]): string[] {
+function bashComplete(words: string[], cwd?: string): string[] {
   const quoted = words.map((w) => `'${w}'`).join(' ');
-  const script = `source completions/svc.bash; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const r = spawnSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' });
+  const script = `source ${JSON.stringify(new URL('svc.bash', dir).pathname)}; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const r = spawnSync('bash', ['-c', script], { cwd: cwd ?? root, encoding: 'utf8' });
   expect(r.stderr).toBe('');
   return r.stdout.split('\n').filter(Boolean);
 }
@@ -26,6 +28,16 @@ function hasShell(name: string): boolean {
 }
 
 const root = new URL('../../', import.meta.url);
+
+/** A directory holding two files (one name with a space) and two directories, to complete paths in. */
+function pathsDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'svc-completion-'));
+  writeFileSync(join(d, 'rows 1.csv'), '');
+  writeFileSync(join(d, 'copy.sqlite'), '');
+  mkdirSync(join(d, 'data'));
+  mkdirSync(join(d, 'old data'));
+  return d;
+}
 
 describe('shell completion', () => {
   it('keeps completions/ equal to a fresh render of the command tree (run `npm run gen`)', () => {
@@ -71,11 +83,24 @@ describe('shell completion', () => {
     expect(bashComplete(['svc', '--profile', 'p', 'acc'])).toEqual(['accounts']);
     expect(bashComplete(['svc', 'accounts', 'query', '--fields', '--fil'])).toEqual(['--filter', '--filter-json', '--filter-file']);
   });
+
+  it('offers file names after an option that takes a file, and directories after --data-dir, in bash', () => {
+    const d = pathsDir();
+    expect(bashComplete(['svc', 'accounts', 'import', '--from', ''], d).sort()).toEqual(['copy.sqlite', 'data', 'old data', 'rows 1.csv']);
+    expect(bashComplete(['svc', 'accounts', 'import', '--from', 'ro'], d)).toEqual(['rows 1.csv']);
+    expect(bashComplete(['svc', 'sync', '--into', 'c'], d)).toEqual(['copy.sqlite']);
+    expect(bashComplete(['svc', '--token-file', 'r'], d)).toEqual(['rows 1.csv']);
+    expect(bashComplete(['svc', 'sandbox', 'start', '--data-dir', ''], d).sort()).toEqual(['data', 'old data']);
+    // After the path, the command's words again.
+    expect(bashComplete(['svc', 'accounts', 'import', '--from', 'rows', '--conc'], d)).toEqual(['--concurrency']);
+    // Free text stays free: no file names after --filter.
+    expect(bashComplete(['svc', 'accounts', 'query', '--filter', ''], d)).toEqual([]);
+  });
 });
 
 describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not installed, outside CI)', () => {
-  function fishComplete(line: string): string[] {
-    const r = spawnSync('fish', ['-c', `source completions/svc.fish; complete -C ${JSON.stringify(line)}`], { cwd: root, encoding: 'utf8' });
+  function fishComplete(line: string, cwd?: string): string[] {
+    const r = spawnSync('fish', ['-c', `source ${JSON.stringify(new URL('svc.fish', dir).pathname)}; complete -C ${JSON.stringify(line)}`], { cwd: cwd ?? root, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0] ?? '');
   }
@@ -116,6 +141,10 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
     }
     expect(fishComplete('svc accounts query --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
     expect(fishComplete('svc auth login --us')).toEqual(['--user']);
+    const d = pathsDir();
+    expect(fishComplete('svc accounts import --from ', d).sort()).toEqual(['copy.sqlite', 'data/', 'old data/', 'rows 1.csv']);
+    expect(fishComplete('svc sandbox start --data-dir ', d).sort()).toEqual(['data/', 'old data/']);
+    expect(fishComplete('svc accounts query --filter ', d)).toEqual([]);
     expect(fishComplete('svc accounts list --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
   });
 });
@@ -135,13 +164,13 @@ describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not insta
     // _bash_complete as a zsh completion widget calls it; compadd, which only a widget has, prints what it is given.
     const script = [
       'compdef() { :; }',
-      'source completions/_svc',
+      `source ${new URL('_svc', dir).pathname}`,
       'compadd() { local x; for x in "${@[${@[(i)-]}+1,-1]}"; do [[ $x == ${words[CURRENT]}* ]] && print -r -- $x; done; return 0 }',
       'words=("$@"); CURRENT=$#',
       '_bash_complete -F _svc',
     ].join('\n');
-    const zshComplete = (words: string[]): string[] => {
-      const r = spawnSync('zsh', ['-f', '-c', script, 'zsh', ...words], { cwd: root, encoding: 'utf8' });
+    const zshComplete = (words: string[], cwd?: string): string[] => {
+      const r = spawnSync('zsh', ['-f', '-c', script, 'zsh', ...words], { cwd: cwd ?? root, encoding: 'utf8' });
       expect(r.stderr).toBe('');
       return r.stdout.split('\n').filter(Boolean);
     };
@@ -159,5 +188,8 @@ describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not insta
       expect(zshComplete(words), words.join(' ')).toEqual(bashComplete(words));
     }
     expect(zshComplete(['svc', 'users', 'describe', 'e'])).toEqual(['email', 'expdate']);
+    const d = pathsDir();
+    expect(zshComplete(['svc', 'accounts', 'import', '--from', 'ro'], d)).toEqual(['rows 1.csv']);
+    expect(zshComplete(['svc', 'sandbox', 'start', '--data-dir', ''], d).sort()).toEqual(['data', 'old data']);
   });
 });
