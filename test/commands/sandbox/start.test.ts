@@ -125,7 +125,7 @@ describe('svc sandbox start: run', () => {
     await first.close();
     open.splice(open.indexOf(first), 1);
     // Hold the old port so the kernel cannot hand it out again (it did, once in a CI run).
-    const holder = await holdPort(first.state.port);
+    const holder = await holdPort(first.sandbox.port);
     const moved = await serveDataDir(dirA).finally(() => holder.close());
     open.push(moved);
     expect(moved.state.instanceUrl).not.toBe(first.state.instanceUrl);
