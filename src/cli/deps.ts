@@ -64,6 +64,12 @@ export interface ProcessControl {
    */
   holdSignals?<T>(work: () => Promise<T>, onHeld: (signal: 'SIGINT' | 'SIGTERM') => void): Promise<T>;
   /**
+   * Runs `work` with SIGINT and SIGTERM at the system's default: either ends the process at once, even in
+   * the middle of synchronous work (the sandbox's seeding, one transaction an ended process never commits),
+   * where a handler would wait for that work's end. The handlers come back once `work` has settled.
+   */
+  defaultSignals?<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * Starts a pager for a table on the terminal (src/output/pager.ts): its input
    * a pipe, its output this process's; Ctrl-C is the pager's while it runs.
    * Absent: tables are never paged (most tests).

@@ -195,6 +195,16 @@ export function processControl(): ProcessControl {
         if (held) process.kill(process.pid, held);
       }
     },
+    async defaultSignals(work) {
+      // With no listener left, Node gives the signal back to the system's default action.
+      const kept = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, process.listeners(signal)] as const);
+      for (const [signal] of kept) process.removeAllListeners(signal);
+      try {
+        return await work();
+      } finally {
+        for (const [signal, listeners] of kept) for (const fn of listeners) if (!process.listeners(signal).includes(fn)) process.on(signal, fn as () => void);
+      }
+    },
     async spawnQuiet(command, args) {
       const { spawn } = await import('node:child_process');
       return new Promise<boolean>((resolve) => {

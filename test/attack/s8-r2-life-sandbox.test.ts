@@ -235,17 +235,21 @@ describe('interrupting a start while the sandbox seeds (100,000 accounts, severa
     expect(status.stderr, 'stopping it would cancel the start in progress').not.toMatch(/svc sandbox stop/);
   }, 40_000);
 
-  it('Ctrl-C of svc sandbox start --foreground while it seeds: it ends within 3 s, without listening or printing credentials', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s to svc sandbox start --foreground while it seeds: it ends within 3 s, without listening or printing credentials; the next start seeds afresh', async (signal) => {
     const dir = dataDir();
     const run = start(['sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dir, '--seed-accounts', '100000', '-o', 'json']);
     expect(await until(() => stateOf(dir)?.pid !== undefined && stateOf(dir)?.origin === undefined, 10_000)).toBe(true);
     const t0 = Date.now();
-    run.child.kill('SIGINT');
+    run.child.kill(signal);
     const r = await run.ended;
     const took = Date.now() - t0;
-    expect(took, `Ctrl-C was obeyed only after ${took} ms; svc said ${JSON.stringify(r.stderr)}`).toBeLessThan(3_000);
-    expect(r.stdout, 'credentials printed after Ctrl-C').not.toContain('password');
+    expect(took, `${signal} was obeyed only after ${took} ms; svc said ${JSON.stringify(r.stderr)}`).toBeLessThan(3_000);
+    expect(r.stdout, `credentials printed after ${signal}`).not.toContain('password');
     expect(r.stderr).not.toContain('sandbox listening');
+    const again = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '--seed-accounts', '50', '-o', 'json']);
+    await svc(['sandbox', 'stop', '--data-dir', dir]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ user: 'demo' });
   }, 40_000);
 
   it('HELD: SIGKILL of svc sandbox start while it holds sandbox.lock and a second start waits: the second takes the lock over at once, says whom it waited for, and reports the one sandbox', async () => {

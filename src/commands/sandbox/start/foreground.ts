@@ -130,11 +130,12 @@ async function claimAndListen(opts: StartOptions, io: SandboxIo): Promise<{ sand
 export async function runForeground(opts: StartOptions, io: SandboxIo): Promise<void> {
   const { proc } = io;
   ensureDataDir(opts.dataDir);
-  // Until it listens, SIGINT keeps its default and ends the process at once: the seeding of a new tenant
-  // runs synchronously (signal handlers would wait for its end, seconds to minutes) in one transaction, which
-  // an ended process never commits. What it leaves (the state file, the lock) names a process that is gone:
-  // the next command removes it. SIGTERM is handled by svc (main.ts) and ends it once the seeding is done.
-  const serving = await withDataDirLock(opts.dataDir, 'start --foreground', io, () => claimAndListen(opts, io));
+  // Until it listens, SIGINT and SIGTERM keep their default and end the process at once: the seeding of a
+  // new tenant runs synchronously (signal handlers would wait for its end, seconds to minutes, and then serve)
+  // in one transaction, which an ended process never commits. What it leaves (the state file, the lock) names
+  // a process that is gone: the next command removes it.
+  const claim = (): Promise<{ sandbox: Sandbox; state: SandboxState } | undefined> => withDataDirLock(opts.dataDir, 'start --foreground', io, () => claimAndListen(opts, io));
+  const serving = await (proc.defaultSignals ? proc.defaultSignals(claim) : claim());
   if (!serving) return;
   const stop = nextSignal(io);
   const { sandbox, state } = serving;
