@@ -122,6 +122,24 @@ describe('sandbox.json that is not a regular file', () => {
     if (stillThere) expect(st.stderr, 'it says it removed what is still there').not.toContain('the file was removed');
   }, 20_000);
 
+  it('a directory with files in it: status advises removing it before a start (which refuses it), and after that the start works', async () => {
+    const dir = dataDir();
+    const state = join(dir, 'sandbox.json');
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'kept'), 'x');
+    const status = await svc(['sandbox', 'status', '--data-dir', dir]);
+    expect(status.code).toBe(3);
+    expect(status.stderr).toBe(
+      `svc: no sandbox runs from ${dir} (its state file ${state} is damaged: it is a directory, not a file); remove ${state}, then start one with 'svc sandbox start --data-dir ${dir}'\n`,
+    );
+    const refused = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir]);
+    expect(refused.code).toBe(1);
+    rmSync(state, { recursive: true });
+    const st = await svc(['sandbox', 'start', '--port', '0', '--data-dir', dir, '--seed-accounts', '5', '-o', 'json']);
+    await svc(['sandbox', 'stop', '--data-dir', dir]);
+    expect(st.code, st.stderr).toBe(0);
+  }, 20_000);
+
   it('a FIFO (nobody writes it): status and stop answer within 5 s (exit 3 and 0), not block for ever in the read', async () => {
     const dir = dataDir();
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -12,7 +12,7 @@
  * matches.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ProcessControl } from '../../cli/deps.js';
 import { SvcError } from '../../errors.js';
@@ -236,6 +236,20 @@ export function removeState(dataDir: string, pid?: number): string | undefined {
     // Gone already; or the data dir is a file, or below one: there is no state file to remove.
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     return `it cannot be removed: ${ioReason(err)}; remove it`;
+  }
+}
+
+/**
+ * Whether a start would refuse the state file that stands there: a directory with entries, which svc
+ * never empties (removeState removes a directory only when it is empty).
+ */
+export function stateBlocksStart(dataDir: string): boolean {
+  const file = sandboxFiles(dataDir).state;
+  try {
+    return lstatSync(file).isDirectory() && readdirSync(file).length > 0;
+  } catch {
+    // Gone, or unreadable: a start says what it finds.
+    return false;
   }
 }
 

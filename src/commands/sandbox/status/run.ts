@@ -5,7 +5,7 @@ import type { ObjectView } from '../../../output/view.js';
 import { shown } from '../../../util/shown.js';
 import { resolveDataDir, sandboxCommand } from '../data-dir.js';
 import { createSandboxIo, type SandboxIo } from '../io.js';
-import { dataDirKind, probeSandbox, sandboxFiles, setAsideReason } from '../state.js';
+import { dataDirKind, probeSandbox, sandboxFiles, setAsideReason, stateBlocksStart } from '../state.js';
 import type { SandboxStatusOptions } from './options.js';
 
 async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
@@ -16,7 +16,10 @@ async function statusView(dataDir: string, io: SandboxIo): Promise<ObjectView> {
   if (!state || !alive) {
     // A damaged state file, or one whose pid is another process now, is left for start, stop or reset to remove.
     const why = setAsideReason(dataDir, probe);
-    throw new NotFoundError(`no sandbox runs from ${shown(dataDir)}${why ? ` (${why})` : ''}; start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`);
+    const start = `start one with '${sandboxCommand('start', dataDir, io.deps.env)}'`;
+    // A start would refuse a state file it cannot remove: that comes first.
+    const advice = stateBlocksStart(dataDir) ? `remove ${shown(sandboxFiles(dataDir).state)}, then ${start}` : start;
+    throw new NotFoundError(`no sandbox runs from ${shown(dataDir)}${why ? ` (${why})` : ''}; ${advice}`);
   }
   if (state.origin === undefined) {
     // Its process runs (and is this sandbox) but listens not yet: it seeds a new tenant. Stopping it would cancel that start.
