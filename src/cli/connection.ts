@@ -27,6 +27,7 @@ import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
+import { fixFor } from './token-advice.js';
 
 /** The global options that choose and reach an instance (a part of GlobalOptions, src/cli/globals.ts). */
 export interface ConnectionOptions {
@@ -214,7 +215,8 @@ export async function connect(
     credential = oauthCredentialFor(deps, target, oauth, client, openStore, timeoutOf(opts));
     oauthState = credential;
   } else {
-    client = createHttpClient(clientOptions(opts, deps, target, chain.token?.token));
+    const given = chain.token && ['env', 'flag', 'token file'].includes(chain.token.source) ? chain.token : undefined;
+    client = createHttpClient({ ...clientOptions(opts, deps, target, chain.token?.token), ...(given ? { refusedTokenFix: fixFor(given, target) } : {}) });
   }
   return {
     target,

@@ -47,6 +47,8 @@ export interface HttpClientOptions {
   /** Told of a wait of NOTICE_MS or more before a request is sent again (a person on a terminal); silent when absent. */
   readonly notice?: ((line: string) => void) | undefined;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** What a 401's message advises (default "run svc login"): for a token from SVC_TOKEN or a file, a valid token there. */
+  readonly refusedTokenFix?: string | undefined;
 }
 
 /**
@@ -261,7 +263,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     if (res.statusCode >= 400 && !(spec.accept ?? []).includes(res.statusCode)) {
       // The start of the text is enough for the message; an endless or huge one is not read to its end.
       const text = spec.method === 'HEAD' ? '' : await body.head(ERROR_TEXT_LIMIT);
-      throw statusError(res.statusCode, text, spec.method, shown, retryAfterMs(res.headers['retry-after'], Date.now()));
+      throw statusError(res.statusCode, text, spec.method, shown, retryAfterMs(res.headers['retry-after'], Date.now()), opts.refusedTokenFix);
     }
     // A body cut off by the caller's signal fails with the signal's reason, not a parse error;
     // a body that is not JSON fails naming the request and what came instead.

@@ -29,8 +29,10 @@ export class HttpStatusError extends SvcError {
     readonly url: string,
     /** What else to say after the text, e.g. the wait a Retry-After asked for. */
     note = '',
+    /** The fix for a 401: a new login, or, for a token from SVC_TOKEN or a file, a valid token there. */
+    refusedTokenFix = 'run svc login',
   ) {
-    const hint = status === 401 ? ' (run svc login)' : '';
+    const hint = status === 401 ? ` (${refusedTokenFix})` : '';
     const said = serviceText ? `: ${serviceText}` : '';
     super(`${method} ${url} failed with ${status}${said}${hint}${note ? ` (${note})` : ''}`, exitCodeFor(status));
   }
@@ -41,9 +43,9 @@ export class HttpStatusError extends SvcError {
  * line); `retryAfterMs`, the wait the answer's Retry-After asked for, is named
  * when it is a second or more (svc gave up sooner, or was not allowed to retry).
  */
-export function statusError(status: number, body: string, method: string, url: string, retryAfterMs?: number): HttpStatusError {
+export function statusError(status: number, body: string, method: string, url: string, retryAfterMs?: number, refusedTokenFix?: string): HttpStatusError {
   const wait = retryAfterMs !== undefined && retryAfterMs >= 1000 ? `the service asked to retry after ${Math.ceil(retryAfterMs / 1000).toLocaleString('en-US')} s` : '';
-  return new HttpStatusError(status, oneLine(body), method, url, wait);
+  return new HttpStatusError(status, oneLine(body), method, url, wait, refusedTokenFix);
 }
 
 /** A 304 answer to a request that asked nothing of the kind (no If-None-Match, no If-Modified-Since). */

@@ -5,45 +5,12 @@
  * itself.
  */
 import type { ResolvedToken } from '../../auth/chain.js';
-import type { Connection, Target } from '../../cli/connection.js';
+import type { Connection } from '../../cli/connection.js';
 import type { Context } from '../../cli/context.js';
+import { fixFor, loginCommand, sourceLabel } from '../../cli/token-advice.js';
 import { AuthError } from '../../errors.js';
 
-/** Where a token came from, for people: "SVC_TOKEN", "the keychain", … */
-export function sourceLabel(token: ResolvedToken): string {
-  switch (token.source) {
-    case 'flag':
-      return `--token-file ${token.where ?? ''}`.trim();
-    case 'env':
-      return 'SVC_TOKEN';
-    case 'token file':
-      return `SVC_TOKEN_FILE (${token.where ?? ''})`;
-    case 'keychain':
-      return 'the keychain';
-    case 'plain file':
-      return 'the plain file (--insecure-storage)';
-  }
-}
-
-/** The login command for a target: with --profile or --url when it is not implied. */
-export function loginCommand(target: Target): string {
-  if (target.profile) return `svc login --profile ${target.profile.name}`;
-  return `svc login --url ${target.instanceUrl}`;
-}
-
-/** How to get a valid token when the one from this source was refused. */
-function fixFor(token: ResolvedToken, target: Target): string {
-  switch (token.source) {
-    case 'flag':
-      return `put a valid token in ${token.where ?? 'the --token-file file'}, or drop --token-file and run '${loginCommand(target)}'`;
-    case 'env':
-      return `set SVC_TOKEN to a valid token, or unset it and run '${loginCommand(target)}'`;
-    case 'token file':
-      return `put a valid token in ${token.where ?? 'the SVC_TOKEN_FILE file'}, or unset SVC_TOKEN_FILE and run '${loginCommand(target)}'`;
-    default:
-      return `run '${loginCommand(target)}' to sign in again`;
-  }
-}
+export { loginCommand, sourceLabel };
 
 /** Exit 4: the service refused the token (expired, revoked, or its user or application deactivated). */
 export function invalidTokenError(conn: Connection): AuthError {
