@@ -1022,15 +1022,25 @@ _svc_flags() {
     'weblets describe') echo '-V --version -o --output --no-color --no-header --delimiter --crlf --jq --no-pager --profile --url --token-file --timeout --retries --ca-file -v --verbose -h --help' ;;
   esac
 }
+_svc_values() {
+  case "$1" in
+    'accounts export'|'actionsteps export'|'addresses export'|'applicationassets export'|'applications export'|'appointments export'|'associations export'|'binfiles export'|'campaigns export'|'categories export'|'channels export'|'comments export'|'components export'|'contacts export'|'contacts2contacts export'|'contracts export'|'couponcodes export'|'coupons export'|'customfields export'|'davservers export'|'devices export'|'documents export'|'dunning export'|'dunning2transactions export'|'entities2channels export'|'events export'|'feedservers export'|'files export'|'follows export'|'forks export'|'groups export'|'groups2users export'|'invitations export'|'items export'|'ledgers export'|'likes export'|'links export'|'mailinglists export'|'mailingrecipients export'|'mailservers export'|'messagereads export'|'messages export'|'notes export'|'objects export'|'opportunities export'|'participants export'|'payments export'|'permissions export'|'pricelists export'|'pricelists2accounts export'|'prices export'|'projects export'|'records export'|'relateditems export'|'resources export'|'services export'|'stocktransactions export'|'storages export'|'suppliers export'|'tasks export'|'tickets export'|'transactions export'|'users export'|'weblets export')
+      case "$2" in
+        -o|--output|--format) echo 'csv ndjson json parquet'; return ;;
+        --compression) echo 'gzip none'; return ;;
+      esac ;;
+    'accounts import'|'actionsteps import'|'addresses import'|'appointments import'|'associations import'|'campaigns import'|'categories import'|'channels import'|'comments import'|'components import'|'contacts import'|'contacts2contacts import'|'contracts import'|'couponcodes import'|'coupons import'|'davservers import'|'devices import'|'documents import'|'dunning import'|'dunning2transactions import'|'entities2channels import'|'events import'|'feedservers import'|'files import'|'follows import'|'invitations import'|'items import'|'ledgers import'|'likes import'|'links import'|'mailinglists import'|'mailingrecipients import'|'mailservers import'|'messagereads import'|'messages import'|'notes import'|'objects import'|'opportunities import'|'participants import'|'payments import'|'pricelists import'|'pricelists2accounts import'|'prices import'|'projects import'|'records import'|'relateditems import'|'stocktransactions import'|'storages import'|'suppliers import'|'tasks import'|'tickets import'|'transactions import')
+      case "$2" in
+        --format) echo 'csv ndjson json'; return ;;
+      esac ;;
+  esac
+  case "$2" in
+    -o|--output) echo 'table json ndjson csv tsv'; return ;;
+  esac
+}
 _svc() {
   # cmdpath, not path: zsh ties $path to $PATH.
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmdpath='' word i
-  case "$prev" in
-    -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv tsv' -- "$cur")); return ;;
-    --token-file|--ca-file|--filter-file|--output-file|--cursor-file|--into|--input|--data-file|--results|--from) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --data-dir) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --delimiter|--jq|--profile|--url|--timeout|--retries|--filter|--filter-json|--search|--tz|--sort|--limit|--offset|--page-size|--expand|--by|--format|--compression|--concurrency|--shard|--interval|--lag|--reconcile-every|--since|--if-none-match|--user|--otp|--expires|--client-id|--wait|--filter-member|--port|--seed-accounts|--faults|--oauth-access-ttl|-X|--method|-f|--raw-field|-F|--field|-H|--header|--data|--if-match|--key) return ;;
-  esac
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in
@@ -1039,6 +1049,13 @@ _svc() {
     esac
     if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="${cmdpath:+$cmdpath }$word"; fi
   done
+  # After an option that takes a value: its values on this command, a path, or nothing.
+  case "$prev" in
+    -o|--output|--format|--compression) COMPREPLY=($(compgen -W "$(_svc_values "$cmdpath" "$prev")" -- "$cur")); return ;;
+    --token-file|--ca-file|--filter-file|--output-file|--cursor-file|--into|--input|--data-file|--results|--from) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --data-dir) compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --delimiter|--jq|--profile|--url|--timeout|--retries|--filter|--filter-json|--search|--tz|--sort|--limit|--offset|--page-size|--expand|--by|--concurrency|--shard|--interval|--lag|--reconcile-every|--since|--if-none-match|--user|--otp|--expires|--client-id|--wait|--filter-member|--port|--seed-accounts|--faults|--oauth-access-ttl|-X|--method|-f|--raw-field|-F|--field|-H|--header|--data|--if-match|--key) return ;;
+  esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_svc_flags "$cmdpath")" -- "$cur"))
   else

@@ -319,22 +319,33 @@ function __svc_flags --argument-names cmdpath
       printf '%s\n' '--from' '--format' '--key' '--results' '--concurrency' '--skip-invalid' '--resume' '--dry-run' '--tz' '-V' '--version' '-o' '--output' '--no-color' '--no-header' '--delimiter' '--crlf' '--jq' '--no-pager' '--profile' '--url' '--token-file' '--timeout' '--retries' '--ca-file' '-v' '--verbose' '-h' '--help'
   end
 end
-function __svc_complete
-  set -l words (commandline -opc)
-  set -l cur (commandline -ct)
-  switch "$words[-1]"
+function __svc_values --argument-names cmdpath flag
+  switch "$cmdpath"
+    case 'accounts export' 'actionsteps export' 'addresses export' 'applicationassets export' 'applications export' 'appointments export' 'associations export' 'binfiles export' 'campaigns export' 'categories export' 'channels export' 'comments export' 'components export' 'contacts export' 'contacts2contacts export' 'contracts export' 'couponcodes export' 'coupons export' 'customfields export' 'davservers export' 'devices export' 'documents export' 'dunning export' 'dunning2transactions export' 'entities2channels export' 'events export' 'feedservers export' 'files export' 'follows export' 'forks export' 'groups export' 'groups2users export' 'invitations export' 'items export' 'ledgers export' 'likes export' 'links export' 'mailinglists export' 'mailingrecipients export' 'mailservers export' 'messagereads export' 'messages export' 'notes export' 'objects export' 'opportunities export' 'participants export' 'payments export' 'permissions export' 'pricelists export' 'pricelists2accounts export' 'prices export' 'projects export' 'records export' 'relateditems export' 'resources export' 'services export' 'stocktransactions export' 'storages export' 'suppliers export' 'tasks export' 'tickets export' 'transactions export' 'users export' 'weblets export'
+      switch "$flag"
+        case '-o' '--output' '--format'
+          printf '%s\n' 'csv' 'ndjson' 'json' 'parquet'
+          return
+        case '--compression'
+          printf '%s\n' 'gzip' 'none'
+          return
+      end
+    case 'accounts import' 'actionsteps import' 'addresses import' 'appointments import' 'associations import' 'campaigns import' 'categories import' 'channels import' 'comments import' 'components import' 'contacts import' 'contacts2contacts import' 'contracts import' 'couponcodes import' 'coupons import' 'davservers import' 'devices import' 'documents import' 'dunning import' 'dunning2transactions import' 'entities2channels import' 'events import' 'feedservers import' 'files import' 'follows import' 'invitations import' 'items import' 'ledgers import' 'likes import' 'links import' 'mailinglists import' 'mailingrecipients import' 'mailservers import' 'messagereads import' 'messages import' 'notes import' 'objects import' 'opportunities import' 'participants import' 'payments import' 'pricelists import' 'pricelists2accounts import' 'prices import' 'projects import' 'records import' 'relateditems import' 'stocktransactions import' 'storages import' 'suppliers import' 'tasks import' 'tickets import' 'transactions import'
+      switch "$flag"
+        case '--format'
+          printf '%s\n' 'csv' 'ndjson' 'json'
+          return
+      end
+  end
+  switch "$flag"
     case '-o' '--output'
       printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv'
       return
-    case '--token-file' '--ca-file' '--filter-file' '--output-file' '--cursor-file' '--into' '--input' '--data-file' '--results' '--from'
-      __fish_complete_path "$cur"
-      return
-    case '--data-dir'
-      __fish_complete_directories "$cur"
-      return
-    case '--delimiter' '--jq' '--profile' '--url' '--timeout' '--retries' '--filter' '--filter-json' '--search' '--tz' '--sort' '--limit' '--offset' '--page-size' '--expand' '--by' '--format' '--compression' '--concurrency' '--shard' '--interval' '--lag' '--reconcile-every' '--since' '--if-none-match' '--user' '--otp' '--expires' '--client-id' '--wait' '--filter-member' '--port' '--seed-accounts' '--faults' '--oauth-access-ttl' '-X' '--method' '-f' '--raw-field' '-F' '--field' '-H' '--header' '--data' '--if-match' '--key'
-      return
   end
+end
+function __svc_complete
+  set -l words (commandline -opc)
+  set -l cur (commandline -ct)
   set -l cmdpath ''
   set -l skip 0
   for word in $words[2..-1]
@@ -356,6 +367,20 @@ function __svc_complete
         set cmdpath "$word"
       end
     end
+  end
+  # After an option that takes a value: its values on this command, a path, or nothing.
+  switch "$words[-1]"
+    case '-o' '--output' '--format' '--compression'
+      __svc_values "$cmdpath" "$words[-1]"
+      return
+    case '--token-file' '--ca-file' '--filter-file' '--output-file' '--cursor-file' '--into' '--input' '--data-file' '--results' '--from'
+      __fish_complete_path "$cur"
+      return
+    case '--data-dir'
+      __fish_complete_directories "$cur"
+      return
+    case '--delimiter' '--jq' '--profile' '--url' '--timeout' '--retries' '--filter' '--filter-json' '--search' '--tz' '--sort' '--limit' '--offset' '--page-size' '--expand' '--by' '--concurrency' '--shard' '--interval' '--lag' '--reconcile-every' '--since' '--if-none-match' '--user' '--otp' '--expires' '--client-id' '--wait' '--filter-member' '--port' '--seed-accounts' '--faults' '--oauth-access-ttl' '-X' '--method' '-f' '--raw-field' '-F' '--field' '-H' '--header' '--data' '--if-match' '--key'
+      return
   end
   if string match -q -- '-*' "$cur"
     __svc_flags "$cmdpath"

@@ -22,10 +22,23 @@ export interface CompletionNode {
   readonly argValues: readonly string[];
 }
 
+/**
+ * The values an option takes (`-o`: table json …). With `paths` they are those
+ * commands' own (`accounts export`: its formats), tried before the values for
+ * every command, so an option whose values differ by command completes by the
+ * command typed so far.
+ */
+export interface OptionValues {
+  readonly flags: readonly string[];
+  readonly values: readonly string[];
+  /** Command paths from the root (`accounts export`); absent: every command. Paths the tree lacks are left out. */
+  readonly paths?: readonly string[];
+}
+
 /** What the tree walk cannot know: values of arguments and options. */
 export interface CompletionHints {
   readonly argValues: Readonly<Record<string, readonly string[]>>;
-  readonly optionValues: Readonly<Record<string, readonly string[]>>;
+  readonly optionValues: readonly OptionValues[];
 }
 
 /** A command's own flags and those of its ancestors (global options work everywhere). */
@@ -64,6 +77,36 @@ function pathsOf(n: CompletionNode): string[] {
   return [n.path, ...n.aliasPaths].map((p) => p.join(' '));
 }
 
+/** Every flag some command has values for. */
+function valuedFlags(hints: CompletionHints): string[] {
+  return [...new Set(hints.optionValues.flatMap((v) => v.flags))];
+}
+
+/**
+ * The option values of given commands, grouped by those commands (their
+ * paths, aliases' included), and those of every command.
+ */
+function valueGroups(nodes: readonly CompletionNode[], hints: CompletionHints): { own: { paths: string[]; entries: OptionValues[] }[]; every: OptionValues[] } {
+  const byPath = new Map(nodes.map((n) => [n.path.join(' '), n] as const));
+  const own = new Map<string, { paths: string[]; entries: OptionValues[] }>();
+  const every: OptionValues[] = [];
+  for (const v of hints.optionValues) {
+    if (v.paths === undefined) {
+      every.push(v);
+      continue;
+    }
+    const paths = v.paths.flatMap((p) => {
+      const node = byPath.get(p);
+      return node ? pathsOf(node) : [];
+    });
+    if (paths.length === 0) continue;
+    const group = own.get(paths.join('|')) ?? { paths, entries: [] };
+    group.entries.push(v);
+    own.set(paths.join('|'), group);
+  }
+  return { own: [...own.values()], every };
+}
+
 /** Options that take a value, so their value is not taken for a command word. */
 function valueFlags(program: Command): string[] {
   const all: string[] = [];
@@ -88,7 +131,7 @@ function freeValueFlags(program: Command, hints: CompletionHints): string[] {
     cmd.commands.forEach(visit);
   };
   visit(program);
-  const known = new Set([...Object.keys(hints.optionValues).flatMap((k) => k.split(' ')), ...pathFlags(program, 'file'), ...pathFlags(program, 'dir')]);
+  const known = new Set([...valuedFlags(hints), ...pathFlags(program, 'file'), ...pathFlags(program, 'dir')]);
   return valueFlags(program).filter((f) => !optional.has(f) && !known.has(f));
 }
 
@@ -115,14 +158,24 @@ function bashBody(program: Command, nodes: readonly CompletionNode[], hints: Com
       .filter((n) => pick(n).length > 0)
       .map((n) => `    ${pathsOf(n).map((p) => `'${p}'`).join('|')}) echo '${pick(n).join(' ')}' ;;`)
       .join('\n');
+  /** A case arm for these flags, left out when there are none. */
+  const arm = (flags: readonly string[], body: string): string[] => (flags.length > 0 ? [`    ${flags.join('|')}) ${body} ;;`] : []);
   const valueCases = [
-    ...Object.entries(hints.optionValues).map(
-      ([flags, values]) => `    ${flags.split(' ').join('|')}) COMPREPLY=($(compgen -W '${values.join(' ')}' -- "$cur")); return ;;`,
-    ),
+    ...arm(valuedFlags(hints), 'COMPREPLY=($(compgen -W "$(_svc_values "$cmdpath" "$prev")" -- "$cur")); return'),
     // Paths one a line (names with spaces stay whole); compopt, bash's only, marks them as file names (a / after a directory, quoting).
-    `    ${pathFlags(program, 'file').join('|')}) compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -f -- "$cur")); return ;;`,
-    `    ${pathFlags(program, 'dir').join('|')}) compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -d -- "$cur")); return ;;`,
-    `    ${freeValueFlags(program, hints).join('|')}) return ;;`,
+    ...arm(pathFlags(program, 'file'), `compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -f -- "$cur")); return`),
+    ...arm(pathFlags(program, 'dir'), `compopt -o filenames 2>/dev/null; local IFS=$'\\n'; COMPREPLY=($(compgen -d -- "$cur")); return`),
+    ...arm(freeValueFlags(program, hints), 'return'),
+  ].join('\n');
+  /** _svc_values PATH FLAG: the flag's values on that command (its own, else every command's). */
+  const valueFlagCases = (entries: readonly OptionValues[], indent: string): string =>
+    entries.map((v) => `${indent}${v.flags.join('|')}) echo '${v.values.join(' ')}'; return ;;`).join('\n');
+  const { own, every } = valueGroups(nodes, hints);
+  const values = [
+    ...(own.length > 0
+      ? [`  case "$1" in`, ...own.map((g) => `    ${g.paths.map((p) => `'${p}'`).join('|')})\n      case "$2" in\n${valueFlagCases(g.entries, '        ')}\n      esac ;;`), '  esac']
+      : []),
+    ...(every.length > 0 ? [`  case "$2" in\n${valueFlagCases(every, '    ')}\n  esac`] : []),
   ].join('\n');
   return `_svc_words() {
   case "$1" in
@@ -139,12 +192,12 @@ _svc_flags() {
 ${cases((n) => n.flags)}
   esac
 }
+_svc_values() {
+${values}
+}
 _svc() {
   # cmdpath, not path: zsh ties \$path to \$PATH.
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmdpath='' word i
-  case "$prev" in
-${valueCases}
-  esac
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     case "$word" in
@@ -153,6 +206,10 @@ ${valueCases}
     esac
     if [[ " $(_svc_words "$cmdpath") " == *" $word "* ]]; then cmdpath="\${cmdpath:+$cmdpath }$word"; fi
   done
+  # After an option that takes a value: its values on this command, a path, or nothing.
+  case "$prev" in
+${valueCases}
+  esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_svc_flags "$cmdpath")" -- "$cur"))
   else
@@ -171,7 +228,8 @@ function fishQuote(s: string): string {
  * fish: the bash logic in fish. `__svc_complete` walks `commandline -opc` as
  * `_svc` walks COMP_WORDS (skipping options and their values) to the command
  * path, e.g. `accounts query`, and offers that path's own words, arguments or
- * flags; nothing after an option that takes free text.
+ * flags; after an option, its values on that path (`__svc_values`), a path
+ * name, or nothing for free text.
  */
 function fishBody(program: Command, nodes: readonly CompletionNode[], hints: CompletionHints): string {
   const summaries = new Map(nodes.flatMap((n) => pathsOf(n).map((p) => [p, n.summary] as const)));
@@ -194,9 +252,24 @@ function fishBody(program: Command, nodes: readonly CompletionNode[], hints: Com
   const list = (words: readonly string[]): string => `printf '%s\\n' ${words.map(fishQuote).join(' ')}`;
   const described = (n: CompletionNode, words: readonly string[]): string =>
     `printf '%s\\t%s\\n' ${words.map((w) => `${fishQuote(w)} ${fishQuote(summaries.get([...n.path, w].join(' ')) ?? '')}`).join(' ')}`;
-  const valueCases = Object.entries(hints.optionValues)
-    .map(([flags, values]) => `    case ${flags.split(' ').map(fishQuote).join(' ')}\n      ${list(values)}\n      return`)
-    .join('\n');
+  /** A case for these flags, left out when there are none. */
+  const arm = (flags: readonly string[], body: string): string[] => (flags.length > 0 ? [`    case ${flags.map(fishQuote).join(' ')}\n${body ? `      ${body}\n` : ''}      return`] : []);
+  const valueCases = [
+    ...arm(valuedFlags(hints), '__svc_values "$cmdpath" "$words[-1]"'),
+    ...arm(pathFlags(program, 'file'), '__fish_complete_path "$cur"'),
+    ...arm(pathFlags(program, 'dir'), '__fish_complete_directories "$cur"'),
+    ...arm(freeValueFlags(program, hints), ''),
+  ].join('\n');
+  /** __svc_values PATH FLAG: the flag's values on that command (its own, else every command's). */
+  const valueFlagCases = (entries: readonly OptionValues[], indent: string): string =>
+    entries.map((v) => `${indent}case ${v.flags.map(fishQuote).join(' ')}\n${indent}  ${list(v.values)}\n${indent}  return`).join('\n');
+  const { own, every } = valueGroups(nodes, hints);
+  const values = [
+    ...(own.length > 0
+      ? ['  switch "$cmdpath"', ...own.map((g) => `    case ${g.paths.map(fishQuote).join(' ')}\n      switch "$flag"\n${valueFlagCases(g.entries, '        ')}\n      end`), '  end']
+      : []),
+    ...(every.length > 0 ? [`  switch "$flag"\n${valueFlagCases(every, '    ')}\n  end`] : []),
+  ].join('\n');
   return `complete -c svc -e
 function __svc_words --argument-names cmdpath
   switch "$cmdpath"
@@ -213,20 +286,12 @@ function __svc_flags --argument-names cmdpath
 ${grouped((n) => n.flags)}
   end
 end
+function __svc_values --argument-names cmdpath flag
+${values}
+end
 function __svc_complete
   set -l words (commandline -opc)
   set -l cur (commandline -ct)
-  switch "$words[-1]"
-${valueCases}
-    case ${pathFlags(program, 'file').map(fishQuote).join(' ')}
-      __fish_complete_path "$cur"
-      return
-    case ${pathFlags(program, 'dir').map(fishQuote).join(' ')}
-      __fish_complete_directories "$cur"
-      return
-    case ${freeValueFlags(program, hints).map(fishQuote).join(' ')}
-      return
-  end
   set -l cmdpath ''
   set -l skip 0
   for word in $words[2..-1]
@@ -248,6 +313,10 @@ ${valueCases}
         set cmdpath "$word"
       end
     end
+  end
+  # After an option that takes a value: its values on this command, a path, or nothing.
+  switch "$words[-1]"
+${valueCases}
   end
   if string match -q -- '-*' "$cur"
     __svc_flags "$cmdpath"

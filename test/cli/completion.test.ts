@@ -7,6 +7,10 @@ import { completionHints } from '../../src/cli/completion-view.js';
 import { fullTree } from '../../src/cli/program.js';
 import { completionFiles, renderCompletion, shells } from '../../src/gen/completions.js';
 import { inertDeps } from '../../src/cli/inert-deps.js';
+import { parquetCompressions } from '../../src/commands/records/export/options.js';
+import { exportFormats } from '../../src/export/plan.js';
+import { importFormats } from '../../src/import/formats.js';
+import { outputFormats } from '../../src/output/format.js';
 import { svc } from '../helpers/cli.js';
 
 const dir = new URL('../../completions/', import.meta.url);
@@ -30,6 +34,26 @@ function hasShell(name: string): boolean {
 const root = new URL('../../', import.meta.url);
 
 /** A directory holding two files (one name with a space) and two directories, to complete paths in. */
+/** Command lines whose option values depend on the command (export's and import's formats, export's codecs), with what each offers. */
+const valueLines: readonly (readonly [string, readonly string[]])[] = [
+  ['svc accounts export --format ', exportFormats],
+  ['svc accounts export --format p', ['parquet']],
+  ['svc accounts export -o ', exportFormats],
+  ['svc accounts export --output nd', ['ndjson']],
+  ['svc users export --format ', exportFormats],
+  ['svc -o json accounts export --format ', exportFormats],
+  ['svc accounts export --compression ', parquetCompressions],
+  ['svc accounts export --format parquet --compression n', ['none']],
+  ['svc accounts import --format ', importFormats],
+  ['svc accounts import --from x.csv --format j', ['json']],
+  ['svc accounts import -o ', outputFormats],
+  ['svc accounts query -o ', outputFormats],
+  ['svc -o ', outputFormats],
+  ['svc accounts query --format ', []],
+  ['svc accounts export --format csv --comp', ['--compression']],
+  ['svc accounts export --format csv ', []],
+];
+
 function pathsDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'svc-completion-'));
   writeFileSync(join(d, 'rows 1.csv'), '');
@@ -82,6 +106,14 @@ describe('shell completion', () => {
     expect(bashComplete(['svc', 'describe', '--jq', 'acc'])).toEqual([]);
     expect(bashComplete(['svc', '--profile', 'p', 'acc'])).toEqual(['accounts']);
     expect(bashComplete(['svc', 'accounts', 'query', '--fields', '--fil'])).toEqual(['--filter', '--filter-json', '--filter-file']);
+  });
+
+  it("offers an option's values by the command: export's and import's own formats, export's codecs, in bash", () => {
+    for (const [line, offered] of valueLines) expect(bashComplete(line.split(' ')).sort(), line).toEqual([...offered].sort());
+    // The lists are the ones the commands check their input against.
+    expect([...exportFormats].sort()).toEqual(['csv', 'json', 'ndjson', 'parquet']);
+    expect([...importFormats].sort()).toEqual(['csv', 'json', 'ndjson']);
+    expect([...parquetCompressions].sort()).toEqual(['gzip', 'none']);
   });
 
   it('offers file names after an option that takes a file, and directories after --data-dir, in bash', () => {
@@ -147,6 +179,10 @@ describe.skipIf(!hasShell('fish'))('fish completion (skipped when fish is not in
     expect(fishComplete('svc accounts query --filter ', d)).toEqual([]);
     expect(fishComplete('svc accounts list --fi').sort()).toEqual(['--fields', '--filter', '--filter-file', '--filter-json']);
   });
+
+  it("offers an option's values by the command, as bash does", () => {
+    for (const [line, offered] of valueLines) expect(fishComplete(line).sort(), line).toEqual([...offered].sort());
+  });
 });
 
 describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not installed, outside CI)', () => {
@@ -188,6 +224,7 @@ describe.skipIf(!hasShell('zsh'))('zsh completion (skipped when zsh is not insta
       expect(zshComplete(words), words.join(' ')).toEqual(bashComplete(words));
     }
     expect(zshComplete(['svc', 'users', 'describe', 'e'])).toEqual(['email', 'expdate']);
+    for (const [line, offered] of valueLines) expect(zshComplete(line.split(' ')).sort(), line).toEqual([...offered].sort());
     const d = pathsDir();
     expect(zshComplete(['svc', 'accounts', 'import', '--from', 'ro'], d)).toEqual(['rows 1.csv']);
     expect(zshComplete(['svc', 'sandbox', 'start', '--data-dir', ''], d).sort()).toEqual(['data', 'old data']);

@@ -30,14 +30,16 @@ export interface ExportOptions extends FilterOptions {
   readonly quiet: boolean;
 }
 
-/** What --compression takes. */
-export type ParquetCompression = 'gzip' | 'none';
+/** What --compression takes (shell completion offers these too). */
+export const parquetCompressions = ['gzip', 'none'] as const;
+export type ParquetCompression = (typeof parquetCompressions)[number];
 
 function compressionOf(text: string | undefined): ParquetCompression | undefined {
   if (text === undefined) return undefined;
   const v = text.trim().toLowerCase();
-  if (v === 'gzip' || v === 'none') return v;
-  throw new UsageError(`--compression takes gzip or none, not '${shown(text, 40)}'`);
+  const found = parquetCompressions.find((c) => c === v);
+  if (found) return found;
+  throw new UsageError(`--compression takes ${parquetCompressions.join(' or ')}, not '${shown(text, 40)}'`);
 }
 
 /** Flags → ExportOptions; what depends on the global -o (format, file) is settled by the run. */
