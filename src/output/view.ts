@@ -23,9 +23,9 @@ export interface RecordsView {
 
 /**
  * One object. As json/ndjson it is `value`; as a table it is `details` (label
- * and text pairs) followed by an optional table; as csv and tsv it is that
- * table's rows, or `value`'s members as two columns (field, value: the values
- * as JSON has them, not the details' text).
+ * and text pairs) followed by an optional table; as csv and tsv it is
+ * `value`'s members as two columns (field, value: the values as JSON has
+ * them, not the details' text; an object or array as its JSON).
  */
 export interface ObjectView {
   readonly kind: 'object';

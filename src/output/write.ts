@@ -59,7 +59,7 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
     case 'tsv': {
       const { writeCsvRows, writeTsvRows } = await import('./csv.js');
       const write = opts.format === 'csv' ? writeCsvRows : writeTsvRows;
-      if (view.table) return write(out, view.table.columns, view.table.rows, opts);
+      // The whole object, field by field (a table beside the details, whoami's permissions, is one value among the others).
       // The values themselves, as JSON gives them (numbers, not the table's names and local dates); labelled text only for a value that is no object.
       const rows = isPlainObject(view.value)
         ? Object.entries(view.value).map(([field, value]) => ({ field, value }))

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { whoamiSpec } from '../../../src/commands/auth/whoami/command.js';
 import { sandboxCli } from '../../helpers/cli.js';
+import { parseCsv } from '../../helpers/csv.js';
 
 describe('svc whoami', () => {
   const { sandbox, run } = sandboxCli();
@@ -33,6 +34,18 @@ describe('svc whoami', () => {
     expect(r.stdout).toMatch(/^name:\s+\S/m);
     expect(r.stdout).toMatch(new RegExp(`^instance:\\s+${sandbox.instanceUrl.replace(/[.]/g, '\\.')}$`, 'm'));
     expect(r.stdout).toMatch(/^PERMISSION\s+ACCESS$/m);
+  });
+
+  it('prints the whole session as field,value rows with -o csv (the permissions one value among the others, as JSON)', async () => {
+    const r = await run(['whoami', '-o', 'csv']);
+    expect(r.code, r.stderr).toBe(0);
+    const served = (await sandbox.call('GET', 'auth/v1/', { token: sandbox.token('demo') })).json() as Record<string, unknown>;
+    const rows = parseCsv(r.stdout);
+    expect(rows[0]).toEqual(['field', 'value']);
+    expect(rows.slice(1).map(([field]) => field)).toEqual(Object.keys(served));
+    const value = (field: string): string | undefined => rows.find(([f]) => f === field)?.[1];
+    expect(value('email')).toBe(served.email);
+    expect(JSON.parse(value('permissions') ?? '')).toEqual(served.permissions);
   });
 
   it('exits 4 naming the fix when the service refuses the token', async () => {

@@ -12,6 +12,7 @@ import { hasControlCharacter, sameIgnoringCase } from '../../../export/column-ru
 import { parquetColumns } from '../../../export/parquet/schema.js';
 import { resolveShard } from '../../../export/shard-auto.js';
 import { resolveOutput, type OutputTarget } from '../../../export/target.js';
+import { outputFormats } from '../../../output/format.js';
 import { allFields } from '../../../records/columns.js';
 import { shellQuote } from '../../../util/shell-quote.js';
 import { shown } from '../../../util/shown.js';
@@ -41,6 +42,10 @@ const isExportFormat = (s: string | undefined): s is ExportFormat => exportForma
 function outputFileOf(opts: ExportOptions, ctx: Context): string | undefined {
   const output = ctx.globals.output;
   if (output === undefined || isExportFormat(output)) return opts.outputFile;
+  // -o table or -o tsv: a format of the other commands, not a file named so.
+  if (outputFormats.some((f) => f === output)) {
+    throw new UsageError(`export does not write ${output}: choose -o csv, ndjson, json or parquet (or --format), or a file with one of those extensions`);
+  }
   if (opts.outputFile !== undefined) throw new UsageError(`give the file once: --output ${shown(output)} and --output-file ${shown(opts.outputFile)}`);
   return output;
 }
