@@ -44,6 +44,12 @@ export interface Profile {
    * instance's (a plain-file login after a move it could not clean up).
    */
   readonly keychainUrl?: string | undefined;
+  /**
+   * The data dir of the sandbox that registered this profile (`svc sandbox start`): a token from that
+   * sandbox's tenant stays valid when it comes back at another address. Cleared when a user points the
+   * profile elsewhere.
+   */
+  readonly sandboxDir?: string | undefined;
 }
 
 

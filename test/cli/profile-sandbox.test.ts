@@ -113,7 +113,7 @@ describe('the sandbox profile', () => {
     expect(profiles.current()).toBe('sandbox');
   });
 
-  it('drops the token of a profile that follows its sandbox to a new URL, and says so in one line', async () => {
+  it('keeps the token of a profile that follows its own sandbox to a new URL (the same data dir, the same tenant), and says where it points', async () => {
     await register();
     const profiles = await openProfiles(configDir);
     profiles.save({ name: 'sandbox', url: info.instanceUrl, user: 'demo', insecureStorage: true, tokenExpires: 2_000_000_000 });
@@ -121,12 +121,24 @@ describe('the sandbox profile', () => {
     writeFileSync(plain, JSON.stringify({ 'profile:sandbox/token': 't'.repeat(40), 'profile:other/token': 'o'.repeat(40) }), { mode: 0o600 });
     // The same URL spelt otherwise is no move.
     expect((await register({ instanceUrl: `${info.instanceUrl}/` })).warnings).toEqual([]);
-    expect(JSON.parse(readFileSync(plain, 'utf8'))).toHaveProperty(['profile:sandbox/token']);
     const moved = await register({ instanceUrl: 'http://127.0.0.1:9002/demo' });
-    expect(moved.warnings).toEqual([`profile 'sandbox' now points at http://127.0.0.1:9002/demo (was ${info.instanceUrl}/); the token it kept was for the old one and was removed`]);
+    expect(moved.warnings).toEqual([`profile 'sandbox' now points at http://127.0.0.1:9002/demo (was ${info.instanceUrl}/)`]);
+    expect(JSON.parse(readFileSync(plain, 'utf8'))).toEqual({ 'profile:sandbox/token': 't'.repeat(40), 'profile:other/token': 'o'.repeat(40) });
+    const after = (await openProfiles(configDir)).get('sandbox');
+    expect(after).toMatchObject({ url: 'http://127.0.0.1:9002/demo', user: 'demo', tokenExpires: 2_000_000_000, sandboxDir: DEFAULT_DIR });
+  });
+
+  it('drops the token of a profile that another data dir\'s sandbox (or none) registered when it moves, and says so in one line', async () => {
+    const profiles = await openProfiles(configDir);
+    // A profile of that name from before svc recorded the data dir, or a user's own for a local instance.
+    profiles.save({ name: 'sandbox', url: info.instanceUrl, user: 'demo', insecureStorage: true, tokenExpires: 2_000_000_000 });
+    const plain = join(configDir, 'credentials.insecure.json');
+    writeFileSync(plain, JSON.stringify({ 'profile:sandbox/token': 't'.repeat(40), 'profile:other/token': 'o'.repeat(40) }), { mode: 0o600 });
+    const moved = await register({ instanceUrl: 'http://127.0.0.1:9002/demo' });
+    expect(moved.warnings).toEqual([`profile 'sandbox' now points at http://127.0.0.1:9002/demo (was ${info.instanceUrl}); the token it kept was for the old one and was removed`]);
     expect(JSON.parse(readFileSync(plain, 'utf8'))).toEqual({ 'profile:other/token': 'o'.repeat(40) });
     const after = (await openProfiles(configDir)).get('sandbox');
-    expect(after).toMatchObject({ url: 'http://127.0.0.1:9002/demo' });
+    expect(after).toMatchObject({ url: 'http://127.0.0.1:9002/demo', sandboxDir: DEFAULT_DIR });
     expect(after?.user).toBeUndefined();
     expect(after?.tokenExpires).toBeUndefined();
   });

@@ -7,10 +7,11 @@
  * (and CA file under --https), becomes current when no profile is, and the
  * svc-cli application and client secrets go to the keychain for `svc login`,
  * best effort (never to a plain file). When a sandbox comes back at another
- * address (another port), or with a tenant seeded afresh (`svc sandbox
- * reset`), its profile follows it and drops the token it kept, which the
- * sandbox would refuse: stderr says so. A user's own profile of that name
- * pointing at a real instance is left alone.
+ * address (another port), its profile follows it, keeping the token of
+ * that data dir's tenant; with a tenant seeded afresh (`svc sandbox reset`),
+ * or when the profile was not this data dir's sandbox's, it drops the token
+ * it kept, which the sandbox would refuse: stderr says so. A user's own
+ * profile of that name pointing at a real instance is left alone.
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname } from 'node:path';
@@ -91,17 +92,24 @@ async function reseeded(keychain: CredentialStore | undefined, name: string, app
   }
 }
 
-/** Why the profile's token (if any) no longer fits its sandbox, or undefined when it still does. */
-async function staleBecause(
+/**
+ * What changed for the profile: `moved` when its sandbox answers at another address, `stale` (why) when
+ * the token it kept no longer fits. A token issued by this data dir's tenant still fits it at a new port
+ * (the profile records the data dir that registered it); one from anywhere else, or from a tenant seeded
+ * afresh since, does not.
+ */
+async function changeOf(
   existing: Profile | undefined,
   keychain: CredentialStore | undefined,
   name: string,
+  dataDir: string,
   info: Pick<SandboxInfo, 'instanceUrl' | 'appsecret'>,
-): Promise<string | undefined> {
-  if (!existing || !info.instanceUrl) return undefined;
-  if (!sameInstance(existing.url, info.instanceUrl)) return `profile '${name}' now points at ${info.instanceUrl} (was ${existing.url})`;
-  if (await reseeded(keychain, name, info.appsecret)) return `the sandbox of profile '${name}' has a new tenant (new credentials)`;
-  return undefined;
+): Promise<{ moved?: string; stale?: string }> {
+  if (!existing || !info.instanceUrl) return {};
+  const moved = sameInstance(existing.url, info.instanceUrl) ? undefined : `profile '${name}' now points at ${info.instanceUrl} (was ${existing.url})`;
+  if (await reseeded(keychain, name, info.appsecret)) return { stale: `${moved ? `${moved}; ` : ''}the sandbox of profile '${name}' has a new tenant (new credentials)` };
+  if (moved && existing.sandboxDir !== dataDir) return { stale: moved };
+  return moved ? { moved } : {};
 }
 
 /**
@@ -127,8 +135,9 @@ export async function registerSandboxProfile(
       note(`svc: warning: profile '${name}' points at ${existing.url}, so it was left unchanged; remove it with 'svc profile remove ${name}' to let the sandbox register itself`);
       return undefined;
     }
-    const stale = await staleBecause(existing, keychain, name, info);
+    const { moved, stale } = await changeOf(existing, keychain, name, dataDir, info);
     let leftOver = false;
+    if (moved) note(moved);
     if (stale && existing) {
       // Its token was issued by another sandbox (or tenant): it would be refused, so it goes, as with `svc profile add`.
       const { removed, warnings } = await forgetSecrets(deps, existing);
@@ -143,9 +152,11 @@ export async function registerSandboxProfile(
       caFile: info.caFile,
       ...(info.clientId ? { clientId: info.clientId } : {}),
       ...(stale ? { user: undefined, tokenExpires: undefined } : {}),
+      sandboxDir: dataDir,
       // The secrets stored below are this instance's; while the old ones may be left in a keychain that could not
       // be reached, none counts as this instance's (a login stores fresh ones).
-      keychainUrl: leftOver ? '' : info.instanceUrl,
+      // After a move that kept the token, secrets that did not fit before (another instance's) still do not.
+      keychainUrl: leftOver || (moved && existing && existing.keychainUrl !== undefined && existing.keychainUrl !== existing.url) ? '' : info.instanceUrl,
     });
     const current = profiles.current();
     if (current === undefined || profiles.get(current) === undefined) profiles.use(name);

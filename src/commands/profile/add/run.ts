@@ -37,7 +37,7 @@ export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Prom
     ...(caFile ? { caFile } : {}),
     ...(opts.filterMember ? { filterMember: opts.filterMember } : {}),
     ...(opts.clientId ? { clientId: opts.clientId } : {}),
-    ...(moved ? { user: undefined, tokenExpires: undefined } : {}),
+    ...(moved ? { user: undefined, tokenExpires: undefined, sandboxDir: undefined } : {}),
   });
   const current = profiles.current();
   const makeCurrent = opts.use || current === undefined || profiles.get(current) === undefined;
