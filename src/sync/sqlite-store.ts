@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SvcError } from '../errors.js';
 import { shown } from '../util/shown.js';
+import { isNativeLoadFailure, nativeModuleError } from '../util/native-module.js';
 import { DELETED_AT, ident, rowCells, type ColumnKind } from './columns.js';
 import { heldWhere, ID_INDEX, inUse, notADatabase, STATE_TABLE, type HeldCopy, type SyncState, type SyncStore, type Upserted } from './store.js';
 
@@ -56,8 +57,21 @@ function stateOf(r: Record<string, unknown>): SyncState {
   };
 }
 
+/** better-sqlite3, whose compiled part loads at the first connection; an install without it is one line with the fix. */
+async function sqliteModule(): Promise<typeof import('better-sqlite3')> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (err) {
+    throw isNativeLoadFailure(err) ? noSqlite() : err;
+  }
+}
+
+function noSqlite(): SvcError {
+  return nativeModuleError(['better-sqlite3'], 'a SQLite copy', 'sync into a FILE.duckdb');
+}
+
 export async function openSqlite(path: string): Promise<SyncStore> {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = await sqliteModule();
   let db: Db;
   let hasState: boolean;
   try {
@@ -71,6 +85,7 @@ export async function openSqlite(path: string): Promise<SyncStore> {
     hasState = checkStateTable(db, path);
   } catch (err) {
     if (err instanceof SvcError) throw err;
+    if (isNativeLoadFailure(err)) throw noSqlite();
     throw notADatabase(path, 'SQLite', err);
   }
   // The file is changed only by the first write (WAL, and the state table): a file refused before it (a table of
@@ -243,7 +258,7 @@ function walHeader(path: string): boolean {
  * once (as a sync refuses it), never after a wait.
  */
 export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = await sqliteModule();
   const clean = walHeader(path) && !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
   let db: Db;
   try {
@@ -269,6 +284,7 @@ export async function readSqliteCopy(path: string): Promise<HeldCopy[]> {
 /** Why a copy could not be read, in one line (exit 1): a write to roll back first, in use, or not a database. */
 function unreadable(path: string, err: unknown): SvcError {
   if (err instanceof SvcError) return err;
+  if (isNativeLoadFailure(err)) return noSqlite();
   if ((err as { code?: unknown } | null)?.code === 'SQLITE_READONLY_ROLLBACK') {
     return new SvcError(`${shown(path)} holds a write that was interrupted (its -journal file), which must be rolled back before it can be read; run a sync into it, or open it once with sqlite3, then ask again`);
   }

@@ -26,6 +26,7 @@ import {
   type SandboxState,
 } from '../state.js';
 import { ensureCertificate } from './tls.js';
+import { isNativeLoadFailure, nativeModuleError } from '../../../util/native-module.js';
 
 /** A request log line with secret query values masked, by the same list and marker as svc's own verbose log. */
 export function redactLogLine(line: string): string {
@@ -37,6 +38,7 @@ function listenError(err: unknown, opts: StartOptions, io: SandboxIo): Error {
   const e = err as NodeJS.ErrnoException;
   if (e.code === 'EADDRINUSE') return new SvcError(`port ${opts.port} is in use; stop what uses it or start with --port 0 to pick a free port`);
   if (e.code === 'EACCES' && e.syscall === 'listen') return new SvcError(`no permission to listen on port ${opts.port}; use a port above 1023 or --port 0`);
+  if (isNativeLoadFailure(err)) return nativeModuleError(['better-sqlite3', 're2'], 'svc sandbox');
   // The sandbox's DAMAGED_FILE (server.ts): a database or credentials file that is not what it wrote.
   if (e.code === 'ESVCSANDBOXDAMAGED') {
     return new SvcError(`${shown(e.message)}; wipe the tenant and seed it again with '${sandboxCommand('reset', opts.dataDir, io.deps.env)}'`);
