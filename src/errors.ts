@@ -20,11 +20,11 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const exitCodeTable: readonly { code: ExitCodeValue; name: string; meaning: string }[] = [
   { code: 0, name: 'ok', meaning: 'the command did what was asked' },
   { code: 1, name: 'failure', meaning: 'the service failed (5xx) or refused the request (a 4xx not named below), the network failed after retries, or svc itself failed' },
-  { code: 2, name: 'usage', meaning: 'bad input: unknown command, option, resource or field, or an invalid value; nothing was sent' },
-  { code: 3, name: 'not found', meaning: 'the record does not exist (404); `exists` uses it for "no"' },
+  { code: 2, name: 'usage', meaning: 'bad input: unknown command, option, resource or field, or an invalid value; nothing was written, and no request went out but those a check needs (the count `update`/`delete --filter` shows before asking for `--yes`, import\'s lookups, a sign-in that asks for `--otp`)' },
+  { code: 3, name: 'not found', meaning: 'the record does not exist (404); `exists` uses it for "no", `svc sandbox status` for "not running"' },
   { code: 4, name: 'auth', meaning: 'not signed in, token invalid (401), or permission missing (403)' },
   { code: 5, name: 'conflict', meaning: 'the record changed or clashes: 409, 410 or 412 from the service' },
-  { code: 130, name: 'interrupted', meaning: 'stopped by Ctrl-C (SIGINT) or SIGTERM' },
+  { code: 130, name: 'interrupted', meaning: 'stopped by Ctrl-C (SIGINT) or SIGTERM (but `svc sandbox start --foreground` exits 0: being stopped is how it ends)' },
 ];
 
 /** Base of every error svc reports on purpose: a one-line message and an exit code. */

@@ -17,7 +17,7 @@ export const syncSpec: CommandSpec<SyncAllOptions> = {
     '-o json prints an array of summaries: family, inserted, updated, deleted, pages, seconds, cursor.',
     'Without -o and without a terminal it prints nothing (cron). --status shows what the target holds',
     '(rows, last run, cursor, remembered filter and fields) without asking the service.',
-    `Exit codes: ${ExitCode.ok} done, ${ExitCode.failure} failed, ${ExitCode.usage} bad usage, ${ExitCode.interrupted} interrupted.`,
+    `Exit codes: ${ExitCode.ok} done, ${ExitCode.failure} failed, ${ExitCode.usage} bad usage, ${ExitCode.auth} not signed in, or the token or a permission refused, ${ExitCode.interrupted} interrupted.`,
   ].join('\n'),
   examples: [
     'svc sync --into copy.sqlite accounts contacts',

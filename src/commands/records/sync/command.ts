@@ -14,7 +14,7 @@ const NOTES = [
   "in the same transaction as the data: a run without them uses the remembered ones. A crash leaves the",
   'copy at a committed page; run again to converge. A second sync into the same file refuses (exit 1).',
   '--status shows what the copy holds (rows, last run, cursor, remembered filter) without asking the service.',
-  `Exit codes: ${ExitCode.ok} done, ${ExitCode.failure} failed, ${ExitCode.usage} bad usage, ${ExitCode.interrupted} interrupted.`,
+  `Exit codes: ${ExitCode.ok} done, ${ExitCode.failure} failed, ${ExitCode.usage} bad usage, ${ExitCode.auth} not signed in, or the token or a permission refused, ${ExitCode.interrupted} interrupted.`,
 ].join('\n');
 
 export const syncVerb: VerbCommand<'sync'> = {

@@ -12,7 +12,7 @@ const NOTES = [
   `Deletions are found by comparing IDs every --reconcile-every polls (default ${DEFAULT_RECONCILE_EVERY}; counted across runs).`,
   'With --cursor-file a restart after Ctrl-C or SIGTERM neither misses nor repeats a change; after a crash',
   '(kill -9) or a reader that closed stdout, it may repeat lines of the poll that was running, never miss one.',
-  `Exit codes: ${ExitCode.ok} --once done or stdout closed, ${ExitCode.failure} the service kept failing (cursor saved), ${ExitCode.usage} bad usage or cursor file, ${ExitCode.interrupted} interrupted (cursor saved).`,
+  `Exit codes: ${ExitCode.ok} --once done or stdout closed, ${ExitCode.failure} the service kept failing (cursor saved), ${ExitCode.usage} bad usage or cursor file, ${ExitCode.auth} not signed in, or the token or a permission refused (at once), ${ExitCode.interrupted} interrupted (cursor saved).`,
 ].join('\n');
 
 export const watchVerb: VerbCommand<'watch'> = {
