@@ -8,13 +8,20 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The longest duration svc takes at all (ten years), so every value stays an exact, finite number. */
 const MAX_DURATION_MS = 10 * 365 * UNITS.d!;
 
-/** A duration for messages, in the largest unit that keeps it whole or nearly: "24d", "10h". */
-function shortDuration(ms: number): string {
-  for (const unit of ['d', 'h', 'm', 's'] as const) {
-    const size = UNITS[unit]!;
-    if (ms >= size) return `${Math.floor(ms / size)}${unit}`;
-  }
-  return `${Math.floor(ms)}ms`;
+/**
+ * A duration for messages, in the two largest units it has, rounded down, as --timeout and --interval
+ * take it back: "24d20h" (not "24d", which would send 596h, within the limit, to a refusal), "10s", "1m30s",
+ * "250ms".
+ */
+export function shortDuration(ms: number): string {
+  const units = ['d', 'h', 'm', 's'] as const;
+  const first = units.findIndex((u) => ms >= UNITS[u]!);
+  if (first < 0) return `${Math.floor(ms)}ms`;
+  const big = units[first]!;
+  const whole = Math.floor(ms / UNITS[big]!);
+  const next = units[first + 1];
+  const rest = next ? Math.floor((ms - whole * UNITS[big]!) / UNITS[next]!) : 0;
+  return `${whole}${big}${next && rest > 0 ? `${rest}${next}` : ''}`;
 }
 
 /**

@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
+import { shortDuration } from '../util/duration.js';
 import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
 import { localClock, newestStamp, ScanCursor } from '../export/service-clock.js';
@@ -100,7 +101,7 @@ async function pollWithRetries(o: WatchOptions): Promise<void> {
         throw new SvcError(`${o.family} watch stopped: the service kept failing (${(err as Error).message}) over ${attempt + 1} polls; the cursor is at the last line written`);
       }
       const wait = Math.min(o.intervalMs * 2 ** attempt, 5 * 60_000);
-      o.warn(`poll failed (${(err as Error).message}); trying again in ${wait}ms`);
+      o.warn(`poll failed (${(err as Error).message}); trying again in ${shortDuration(wait)}`);
       o.save(o.state);
       await sleep(wait, o.signal);
     }

@@ -258,7 +258,7 @@ describe('a redirect from the service', () => {
 describe('--timeout', () => {
   it('refuses a duration no timer can hold (exit 2) instead of firing at once', async () => {
     const r = await run(['accounts', 'count', '--timeout', '99999999d']);
-    expect(r).toMatchObject({ code: 2, stdout: '', stderr: "svc: --timeout '99999999d' is too long; use at most 24d\n" });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: "svc: --timeout '99999999d' is too long; use at most 24d20h\n" });
     const long = await run(['accounts', 'count', '--timeout', '24d', '-o', 'json']);
     expect(long.code).toBe(0);
   });
