@@ -25,14 +25,19 @@ export function shortDuration(ms: number): string {
 }
 
 /**
- * Parses "500ms", "30s", "2m", "12h", "30d", "2w" (a bare number is seconds)
+ * Parses "500ms", "30s", "2m", "12h", "30d", "2w", "1m30s" (a bare number is seconds)
  * into milliseconds, up to `maxMs` (a usage error beyond it, naming the limit;
  * e.g. MAX_TIMER_MS for a timeout, since a longer timer fires at once).
  */
 export function parseDuration(text: string, what: string, maxMs = MAX_DURATION_MS): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`invalid ${what} '${shown(text, 40)}'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d`);
-  const ms = Number(m[1]) * (UNITS[m[2] ?? 's'] ?? 1000);
+  const t = text.trim();
+  // A bare number is seconds; otherwise one or more number-unit parts, as people write them: 1m30s, 24d20h.
+  const parts = /^\d+(?:\.\d+)?$/.test(t) ? [[t, t, 's']] : [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)];
+  const spelt = parts.map((p) => p[0]).join('');
+  if (parts.length === 0 || parts.length > 5 || spelt !== t) {
+    throw new UsageError(`invalid ${what} '${shown(text, 40)}'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d`);
+  }
+  const ms = parts.reduce((sum, p) => sum + Number(p[1]) * (UNITS[p[2]!] ?? 1000), 0);
   if (!(ms > 0)) throw new UsageError(`${what} must be more than zero`);
   if (!(ms <= maxMs)) throw new UsageError(`${what} '${shown(text, 40)}' is too long; use at most ${shortDuration(maxMs)}`);
   return ms;

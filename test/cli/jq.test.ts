@@ -107,7 +107,7 @@ describe('--jq', () => {
   it('an invalid SVC_JQ_TIMEOUT is a usage error', async () => {
     const r = await run(['accounts', 'count', '--jq', '.'], { env: { SVC_JQ_TIMEOUT: 'soon' } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("svc: invalid SVC_JQ_TIMEOUT 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d\n");
+    expect(r.stderr).toBe("svc: invalid SVC_JQ_TIMEOUT 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d\n");
   });
 });
 

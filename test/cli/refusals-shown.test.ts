@@ -72,7 +72,7 @@ describe('a refused value is shown, in one line', () => {
   });
 
   it('parseDuration names the value as shown', () => {
-    expect(() => parseDuration(V, '--timeout')).toThrow("invalid --timeout 'x?[2J?y?z'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d");
+    expect(() => parseDuration(V, '--timeout')).toThrow("invalid --timeout 'x?[2J?y?z'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d");
   });
 });
 

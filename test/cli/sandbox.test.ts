@@ -293,7 +293,7 @@ describe('svc sandbox', () => {
 
   it('rejects a nonsensical --oauth-access-ttl with one line and exit 2', async () => {
     const bad = await svc(['sandbox', 'start', '--oauth-access-ttl', 'soon']);
-    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d\n" });
+    expect(bad).toEqual({ code: 2, stdout: '', stderr: "svc: invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d\n" });
   });
 
   it('fails with one line naming a port in use and the fix', async () => {

@@ -18,3 +18,20 @@ describe('durations', () => {
     expect(parseDuration('596h', '--timeout', MAX_TIMER_MS)).toBe(596 * 3_600_000);
   });
 });
+
+describe('parseDuration', () => {
+  it('takes a bare number as seconds, one unit, or several parts', () => {
+    expect(parseDuration('30', 'x')).toBe(30_000);
+    expect(parseDuration(' 1.5s ', 'x')).toBe(1500);
+    expect(parseDuration('1m30s', 'x')).toBe(90_000);
+    expect(parseDuration('24d20h', 'x')).toBe(596 * 3_600_000);
+    expect(parseDuration('1h500ms', 'x')).toBe(3_600_500);
+  });
+
+  it('refuses what is not a duration, naming the forms it takes', () => {
+    for (const bad of ['', 's', '1x', '1m 30s', '1m30', '-1s', '1e3s', '30s!', '1m30s'.repeat(2) + '1s'.repeat(4)]) {
+      expect(() => parseDuration(bad, '--timeout'), bad).toThrow(/^invalid --timeout '.*'; use a number with ms, s, m, h, d or w, e\.g\. 30s, 1m30s or 30d$/);
+    }
+    expect(() => parseDuration('0s', '--timeout')).toThrow('--timeout must be more than zero');
+  });
+});

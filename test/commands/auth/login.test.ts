@@ -29,7 +29,7 @@ describe('svc login: flags → options', () => {
     expect(() => toLoginOptions({ passwordStdin: true, appsecretStdin: true })).toThrow(
       '--password-stdin and --appsecret-stdin cannot both read stdin; give the secret in SVC_APPSECRET',
     );
-    expect(() => toLoginOptions({ expires: 'soon' })).toThrow("invalid --expires 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d");
+    expect(() => toLoginOptions({ expires: 'soon' })).toThrow("invalid --expires 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d");
     expect(() => toLoginOptions({ expires: '0s' })).toThrow('--expires must be more than zero');
   });
 });

@@ -46,7 +46,7 @@ describe('svc sandbox start: flags → options', () => {
     expect(toSandboxStartOptions({ oauthAccessTtl: '90s' })).toMatchObject({ oauthAccessTtl: 90 });
     expect(toSandboxStartOptions({ oauthAccessTtl: '1h' })).toMatchObject({ oauthAccessTtl: 3600 });
     expect(toSandboxStartOptions({ oauthAccessTtl: '120' })).toMatchObject({ oauthAccessTtl: 120 });
-    expect(() => toSandboxStartOptions({ oauthAccessTtl: 'soon' })).toThrow("invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s or 30d");
+    expect(() => toSandboxStartOptions({ oauthAccessTtl: 'soon' })).toThrow("invalid --oauth-access-ttl 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d");
     expect(() => toSandboxStartOptions({ oauthAccessTtl: '500ms' })).toThrow("--oauth-access-ttl '500ms' is too short; use at least 1s, e.g. 5m or 1h");
     expect(() => toSandboxStartOptions({ oauthAccessTtl: '0' })).toThrow('--oauth-access-ttl must be more than zero');
     expect(() => toSandboxStartOptions({ oauthAccessTtl: '101d' })).toThrow("--oauth-access-ttl '101d' is too long; use at most 100d");
