@@ -1,7 +1,8 @@
 /**
  * The progress line on stderr: rows, share and bar when the total is known,
  * rows per second and an estimate of the time left. Redrawn at most a few
- * times a second; cleared when the export ends.
+ * times a second; cleared when the export ends. Asked for without a
+ * terminal (--progress in cron), a plain line every ten seconds instead.
  */
 import type { OutStream } from '../output/io.js';
 
@@ -15,6 +16,8 @@ export interface Progress {
 }
 
 const REDRAW_MS = 200;
+/** Without a terminal (--progress into a log file), a plain line this often, never a redraw's control characters. */
+const LOG_LINE_MS = 10_000;
 const BAR = 20;
 
 function clock(seconds: number): string {
@@ -42,17 +45,19 @@ export function createProgress(out: OutStream, now: () => number, label: string,
   let shownAt = -Infinity;
   let drawn = false;
   let latest = startRows;
+  const terminal = out.isTTY === true;
   const draw = (): void => {
     // Rows per second count only this run's rows (a resumed export starts with some).
     const rate = ((latest - startRows) * 1000) / Math.max(1, now() - t0);
-    out.write(`\r\x1b[K${renderProgress(label, latest, total, rate)}`);
-    drawn = true;
+    const line = renderProgress(label, latest, total, rate);
+    out.write(terminal ? `\r\x1b[K${line}` : `${line}\n`);
+    drawn = terminal;
     shownAt = now();
   };
   return {
     update(rows) {
       latest = rows;
-      if (now() - shownAt >= REDRAW_MS) draw();
+      if (now() - shownAt >= (terminal ? REDRAW_MS : LOG_LINE_MS)) draw();
     },
     setTotal(t) {
       total = t;

@@ -133,12 +133,23 @@ describe('svc <family> export: parallel and sharded', () => {
     expect(pages.length).toBeLessThanOrEqual(Math.ceil(rows.length / 100) * 2 + 4);
   });
 
-  it('draws a progress line on stderr with --progress, clears it at the end and says what it wrote', async () => {
+  it('draws a progress line on a terminal with --progress, clears it at the end and says what it wrote', async () => {
     const file = join(tempDir(), 'p.csv');
-    const r = await exportTo(file, '--format', 'csv', '--progress', '--concurrency', '2');
+    const r = await run(['accounts', 'export', '--output-file', file, '--format', 'csv', '--progress', '--concurrency', '2'], { tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^\r\x1b\[Kaccounts export: .*rows {2}[\d,]+ rows\/s/);
     expect(r.stderr).toMatch(new RegExp(`\\r\\x1b\\[Ksvc: exported ${all.length.toLocaleString('en-US')} accounts to .*p\\.csv\\n$`));
+    expect(readFileSync(file, 'utf8')).toBe(allCsv);
+  });
+
+  it('with --progress into a log (no terminal), writes plain progress lines, never a redraw\'s control characters', async () => {
+    const file = join(tempDir(), 'p.csv');
+    const r = await exportTo(file, '--format', 'csv', '--progress', '--concurrency', '2');
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/[\r\x1b]/);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^accounts export: .*rows {2}[\d,]+ rows\/s/);
+    expect(lines.at(-1)).toMatch(new RegExp(`^svc: exported ${all.length.toLocaleString('en-US')} accounts to .*p\\.csv$`));
     expect(readFileSync(file, 'utf8')).toBe(allCsv);
   });
 
