@@ -83,3 +83,21 @@ export function* csvRecords(text: string, delimiter: string): Generator<CsvRecor
     yield { line: startLine, cells, lastLine, ...(problem ? { problem } : {}) };
   }
 }
+
+const TSV_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', t: '\t', n: '\n', r: '\r' };
+
+/**
+ * The records of a TSV text as svc's `-o tsv` writes it (the PostgreSQL text
+ * convention): a record a line (LF or CRLF), values at tabs, never quoted;
+ * `\\`, `\t`, `\n` and `\r` stand for a backslash, tab, LF and CR (any other
+ * backslash is kept as written). Blank lines are skipped. Pure.
+ */
+export function* tsvRecords(text: string): Generator<CsvRecord> {
+  let line = 0;
+  for (const raw of text.split('\n')) {
+    line++;
+    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (t === '') continue;
+    yield { line, lastLine: line, cells: t.split('\t').map((cell) => cell.replace(/\\([\\tnr])/g, (_, c: string) => TSV_ESCAPES[c] ?? c)) };
+  }
+}

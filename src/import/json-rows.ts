@@ -14,13 +14,57 @@ export interface JsonValueAt {
   readonly problem?: string;
 }
 
+/** Could the text hold a number beyond a double (an exponent of three digits, or 309 digits in a row)? A cheap first look. */
+export const MAYBE_HUGE = /\d[eE]\+?\d{3}|\d{309}/;
+
+/** Where in a parsed value the first number beyond a double is (JSON.parse makes it Infinity): its path, '' at the top; undefined when none. */
+export function nonFiniteAt(v: unknown, depth = 0): string | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : '';
+  if (typeof v !== 'object' || v === null || depth > 128) return undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const at = nonFiniteAt(x, depth + 1);
+    if (at !== undefined) return at ? `${k}.${at}` : k;
+  }
+  return undefined;
+}
+
+/** The first number in a JSON text (outside its strings) beyond a double, as written. */
+function hugeLiteral(text: string): string | undefined {
+  const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      continue;
+    }
+    if (c !== '-' && (c < '0' || c > '9')) continue;
+    number.lastIndex = i;
+    const m = number.exec(text);
+    if (!m) continue;
+    if (!Number.isFinite(Number(m[0]))) return m[0];
+    i += m[0].length - 1;
+  }
+  return undefined;
+}
+
+/** A number beyond a double, named with its path and as written (JSON.parse would make it Infinity, sent as null). */
+export function hugeNumberProblem(path: string, literal: string | undefined): string {
+  return `${path ? `${path}: ` : ''}${literal ?? 'a number'} is out of range: it is beyond what a number can hold (about ±1.8e308)`;
+}
+
 function parseOne(text: string): { value?: unknown; problem?: string } {
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     const why = err instanceof RangeError ? 'nested too deeply' : (err as Error).message.split('\n')[0];
     return { problem: `not valid JSON (${why})` };
   }
+  if (MAYBE_HUGE.test(text)) {
+    const at = nonFiniteAt(value);
+    if (at !== undefined) return { value, problem: hugeNumberProblem(at, hugeLiteral(text)) };
+  }
+  return { value };
 }
 
 /** NDJSON: one JSON value a line (a trailing CR is dropped). */

@@ -10,8 +10,9 @@ import type { ResourceFamily } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
 import { assignInto, setOwn, type RecordBody } from '../records/convert.js';
 import { nestsDeeperThan } from '../util/json-depth.js';
-import { csvRecords } from './csv.js';
-import { jsonArrayValues, ndjsonValues, type JsonValueAt } from './json-rows.js';
+import { shown } from '../util/shown.js';
+import { csvRecords, tsvRecords } from './csv.js';
+import { hugeNumberProblem, jsonArrayValues, MAYBE_HUGE, ndjsonValues, nonFiniteAt, type JsonValueAt } from './json-rows.js';
 import type { ImportFormat } from './formats.js';
 import type { DecodedInput } from './text.js';
 
@@ -59,8 +60,17 @@ function problemsOfLines(input: DecodedInput, from: number, to: number): string[
   return out;
 }
 
-/** The header's names, checked: none empty, none twice. */
-function checkHeader(cells: readonly string[], source: string): void {
+/** The header's names, checked: none empty, none twice, not a line that holds the whole file or another delimiter's columns. */
+function checkHeader(cells: readonly string[], source: string, delimiter: string): void {
+  // Lines that end in CR alone (classic Mac) are one line to a reader of LF and CRLF: the header would be the whole file.
+  if (cells.some((name) => name.includes('\r'))) {
+    throw new UsageError(`${source}: its lines end in a carriage return alone (CR, as classic Mac programs save them), so it reads as one line; save it with LF or CRLF line ends`);
+  }
+  const only = cells.length === 1 ? cells[0] : undefined;
+  if (only?.includes('\t') && delimiter !== '\t') {
+    throw new UsageError(`${source}: the header is one column holding tabs; for tab-separated values name the file .tsv, or pass --delimiter with a tab character`);
+  }
+  if (only?.includes(';') && delimiter !== ';') throw new UsageError(`${source}: the header is one column holding ';'; for the service's own CSV pass --delimiter ';'`);
   const seen = new Set<string>();
   cells.forEach((name, i) => {
     if (name === '') throw new UsageError(`${source}: column ${i + 1} of the header has no name; name every column after a field (ID, lastname, extdata.NAME, tags, …)`);
@@ -70,22 +80,23 @@ function checkHeader(cells: readonly string[], source: string): void {
 }
 
 /** CSV rows: header = field names; each cell converted as `name=cell` is on the command line. */
-function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string, zone: string, source: string): Generator<ImportRow> {
+function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string, zone: string, source: string, tsv: boolean): Generator<ImportRow> {
   let header: readonly string[] | undefined;
-  for (const rec of csvRecords(input.text, delimiter)) {
+  for (const rec of tsv ? tsvRecords(input.text) : csvRecords(input.text, delimiter)) {
     if (!header) {
       if (rec.problem) throw new UsageError(`${source}: the header line cannot be read: ${rec.problem}`);
       const bad = input.badLines.get(rec.line);
       if (bad) throw new UsageError(`${source}: the header line is ${bad}`);
-      checkHeader(rec.cells, source);
+      checkHeader(rec.cells, source, tsv ? '\t' : delimiter);
       header = rec.cells;
       continue;
     }
     const problems = problemsOfLines(input, rec.line, rec.lastLine);
     if (rec.problem) problems.push(rec.problem);
-    if (rec.cells.length !== header.length) problems.push(`${rec.cells.length} values for the header's ${header.length} columns; quote values that hold '${delimiter}'`);
+    if (rec.cells.length !== header.length) problems.push(`${rec.cells.length} values for the header's ${header.length} columns; ${tsv ? 'write a tab in a value as \\t' : `quote values that hold '${delimiter}'`}`);
     const body: RecordBody = {};
     let id: string | undefined;
+    let huge = false;
     header.forEach((name, i) => {
       const cell = rec.cells[i];
       if (cell === undefined) return;
@@ -100,6 +111,12 @@ function* csvRows(family: ResourceFamily, input: DecodedInput, delimiter: string
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         problems.push(`column ${name.slice(0, 60)}: ${err.message}`);
+        return;
+      }
+      // A number beyond a double converts to Infinity, which JSON sends as null: named as written instead.
+      if (!huge && MAYBE_HUGE.test(cell) && nonFiniteAt(body) !== undefined) {
+        huge = true; // the first such column is named (a later one would find this one's Infinity)
+        problems.push(`column ${name.slice(0, 60)}: ${hugeNumberProblem('', shown(cell, 40))}`);
       }
     });
     yield { line: rec.line, body, ...(id !== undefined ? { id } : {}), problems };
@@ -138,6 +155,8 @@ export interface RowOptions {
   readonly format: ImportFormat;
   /** The CSV delimiter (one character). */
   readonly delimiter: string;
+  /** CSV read as svc's own TSV (tabs, backslash escapes, no quotes): a .tsv file. */
+  readonly tsv?: boolean;
   /** The time zone for CSV dates without an offset. */
   readonly zone: string;
   /** The file as messages name it. */
@@ -146,7 +165,7 @@ export interface RowOptions {
 
 /** Every row of the file, in order; a file that cannot be read at all is a usage error. */
 export function readRows(family: ResourceFamily, input: DecodedInput, opts: RowOptions): ImportRow[] {
-  if (opts.format === 'csv') return [...csvRows(family, input, opts.delimiter, opts.zone, opts.source)];
+  if (opts.format === 'csv') return [...csvRows(family, input, opts.delimiter, opts.zone, opts.source, opts.tsv === true)];
   const values = opts.format === 'json' ? jsonArrayValues(input.text, opts.source) : ndjsonValues(input.text);
   return [...values].map((v) => objectRow(input, v));
 }

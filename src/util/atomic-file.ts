@@ -8,13 +8,30 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { writeFailed } from './io-error.js';
 
+/**
+ * Writes all of `text` at the file's position (or its end, for a file opened
+ * to append). write(2) may write less than it was given and say so without an
+ * error (a disk that fills part-way): the rest is written again, so the
+ * failure, if any, is the next call's error (ENOSPC), never a short file
+ * taken as whole.
+ */
+export function writeWhole(fd: number, text: string | Uint8Array): void {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  for (let at = 0; at < bytes.length; ) {
+    const n = writeSync(fd, bytes, at, bytes.length - at);
+    // Nothing written and no error: the device takes no more (no errno to give, so one is made).
+    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    at += n;
+  }
+}
+
 export function replaceFile(path: string, text: string, mode: number): void {
   const draft = `${path}.svc-tmp`;
   try {
     rmSync(draft, { force: true });
     const fd = openSync(draft, 'wx', mode);
     try {
-      writeSync(fd, text);
+      writeWhole(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

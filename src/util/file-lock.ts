@@ -10,10 +10,11 @@
  * process: the message names the pid and the file, so a person can decide.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { SvcError } from '../errors.js';
+import { writeWhole } from './atomic-file.js';
 import { writeFailed } from './io-error.js';
 import { shown } from './shown.js';
 
@@ -166,7 +167,7 @@ export function acquireLock(path: string, what: string, procs: LockProcesses | u
 function writeDurably(path: string, text: string): void {
   const fd = openSync(path, 'wx', 0o600);
   try {
-    writeSync(fd, text);
+    writeWhole(fd, text); // a short write on a full disk is an error, not a torn lock whose holder nobody can name
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -67,8 +67,8 @@ describe('a refused value is shown, in one line', () => {
     const from = join(mkdtempSync(join(tmpdir(), 'svc-shown-')), 'rows.ndjson');
     writeFileSync(from, '{"lastname":"a","currency":"EUR"}\n');
     const imp = await svc(['accounts', 'import', '--from', from, '--results', `${missing}/r.ndjson`], { env });
-    expect(imp.code).toBeGreaterThan(0);
-    expect(imp.stderr).toBe('svc: cannot write to /nonexistent/x?[2J?y?z/r.ndjson.svc-lock: no such file or directory (ENOENT)\n');
+    expect(imp.code).toBe(2);
+    expect(imp.stderr).toBe('svc: --results /nonexistent/x?[2J?y?z/r.ndjson: the directory /nonexistent/x?[2J?y?z does not exist; create it or choose another file\n');
   });
 
   it('parseDuration names the value as shown', () => {

@@ -5,6 +5,7 @@
  * period to finish and are then cut off), how a failed write is classified,
  * and the tally that becomes the summary on stderr.
  */
+import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import type { Deps } from '../../cli/deps.js';
 import { ask, canPrompt } from '../../cli/prompt.js';
@@ -93,23 +94,32 @@ export function failureOf(err: unknown): Failure {
 }
 
 /**
- * Stops a bulk write whose token the service refused (401): every other row
- * would fail the same way. Its line is written first; exit 4.
+ * Stops a bulk write whose token the service refused (401), or whose user it
+ * refused permission (403): every other row would fail the same way. A 403 is
+ * that one record's only where the family lets a record's creator alone
+ * change it (and never for a create). Its line is written first; exit 4.
  */
-export function refusedToken(r: ResultLine): void {
-  if (r.status === 401) throw new AuthError(`the service refused the token (401) at ${r.line !== undefined ? `line ${r.line}` : `record ${r.id ?? '?'}`}; run svc login, then run again${r.line !== undefined ? ' with --resume' : ''}`);
+export function refusedToken(r: ResultLine, family: ResourceFamily): void {
+  const at = r.line !== undefined ? `line ${r.line}` : `record ${r.id ?? '?'}`;
+  const again = r.line !== undefined ? ' with --resume' : '';
+  if (r.status === 401) throw new AuthError(`the service refused the token (401) at ${at}; run svc login, then run again${again}`);
+  const perRecord = r.action !== 'create' && (family.permissions.write?.creatorOnly === true || family.permissions.read.creatorOnly);
+  if (r.status === 403 && !perRecord) {
+    throw new AuthError(`the service refused permission (403) at ${at}, as it would for every other one: the token's user may not write ${family.name}; use a token of a user who may, then run again${again}`);
+  }
 }
 
 /**
  * Writes every item, `concurrency` at a time, until the run is stopped: each result line goes to the
- * results file (when there is one) and the tally as it comes, and a refused token ends the run. Resolves to
- * the error that ended it early, if one did (reported after the summary).
+ * tally and the results file (when there is one) as it comes, and a refused token or permission ends the
+ * run, as does a results file that cannot be written. Resolves to the error that ended it early, if one
+ * did (reported after the summary).
  */
 export function writeEach<T>(
   items: Iterable<T> | AsyncIterable<T>,
   concurrency: number,
   stop: Pick<StopControl, 'stopped'>,
-  out: { readonly writer?: ResultsWriter | undefined; readonly tally: Tally },
+  out: { readonly writer?: ResultsWriter | undefined; readonly tally: Tally; readonly family: ResourceFamily },
   work: (item: T) => Promise<ResultLine>,
 ): Promise<{ err: unknown } | undefined> {
   return runPool(
@@ -117,9 +127,10 @@ export function writeEach<T>(
     concurrency,
     async (item) => {
       const r = await work(item);
-      out.writer?.write(r);
+      // Counted first: the summary says what was done even when its line cannot be written.
       out.tally.add(r);
-      refusedToken(r);
+      out.writer?.write(r);
+      refusedToken(r, out.family);
     },
     stop.stopped,
   ).then(

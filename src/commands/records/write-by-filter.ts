@@ -13,7 +13,7 @@ import type { ResourceFamily } from '../../catalogue/index.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
-import { openResults, type ResultLine, type ResultsWriter } from '../../import/results.js';
+import { checkResultsFile, openResults, ResultsWriteError, type ResultLine, type ResultsWriter } from '../../import/results.js';
 import { allPages, postQuery, postQueryEach } from '../../records/query.js';
 import type { ByFilter } from './bulk-flags.js';
 import { buildFilter, filterMemberOf } from './filter-flags.js';
@@ -82,6 +82,8 @@ async function printPlan(ctx: Context, fw: FilterWrite, count: number, ids: read
 export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> {
   const { family, byFilter } = fw;
   refuseJqByFilter(ctx, family, fw.verb);
+  // Before the filter is read or the records counted: a --results that cannot be written is exit 2 now, not after the count.
+  if (byFilter.results) checkResultsFile(byFilter.results);
   const filter = await buildFilter(family, byFilter.filter, ctx);
   if (!filter || Object.keys(filter).length === 0) throw new UsageError(`the filter matches every ${family.name} record; give a condition (${fw.verb} does not take an empty filter)`);
   const filterMember = await filterMemberOf(ctx);
@@ -125,15 +127,22 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
       return fw.write(w, read);
     };
     const pages = allPages(client, family, { body: { fields }, filterMember, filter }, 1000);
-    fatal = await writeEach(pages, byFilter.concurrency, stop, { writer, tally }, (row) => {
+    fatal = await writeEach(pages, byFilter.concurrency, stop, { writer, tally, family }, (row) => {
       seen++;
       return one(row);
     });
   } finally {
     stop.dispose();
-    writer?.close(false);
+    try {
+      writer?.close();
+    } catch (err) {
+      fatal ??= { err };
+    }
   }
   report(ctx, fw, tally, seen);
+  if (fatal?.err instanceof ResultsWriteError) {
+    throw new SvcError(`${fatal.err.message}; stopped after ${seen.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} records (above): ${fatal.err.fix}, then run the command again for the rest`);
+  }
   if (fatal) throw fatal.err;
   if (stop.by) throw new InterruptedError(`interrupted by ${stop.by} after ${seen.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} records; run the command again for the rest`);
   if (!tally.ok) throw new SvcError(`${tally.counts.failed + tally.counts.unknown} of ${seen} records were not ${fw.verb === 'update' ? 'updated' : 'deleted'}${byFilter.results ? `; see ${byFilter.results}` : ''}`);

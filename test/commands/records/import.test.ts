@@ -228,14 +228,25 @@ describe('accounts import: options → what the user sees', () => {
     expect(accountsNamed(s, 'Tok').map((a) => a.lastname)).toEqual(['TokA', 'TokB', 'TokC', 'TokD']);
   });
 
-  it('retries a create the service refused (503) and one whose connection was dropped before it arrived (found missing by key)', async () => {
+  it('retries a create the service refused (503); one whose connection dropped after sending is unknown, not sent again in that run, and --resume, finding it missing by key, creates it', async () => {
     const s = sandbox();
     s.sandbox.hooks.failNext({ method: 'PUT', path: '/api/v1/accounts', fault: { status: 503, body: 'busy' } });
     s.sandbox.hooks.failNext({ method: 'PUT', path: '/api/v1/accounts', fault: { drop: true } });
     const rows = ['RetryA|RT-1', 'RetryB|RT-2'].map((x) => JSON.stringify({ lastname: x.split('|')[0], customernum: x.split('|')[1], currency: 'EUR' }));
     const results = join(tempDir(), 'r.ndjson');
-    const r = await run(['accounts', 'import', '--from', rowsFile('r.ndjson', `${rows.join('\n')}\n`), '--key', 'customernum', '--results', results]);
-    expect(r.code, r.stderr).toBe(0);
+    const argv = ['accounts', 'import', '--from', rowsFile('r.ndjson', `${rows.join('\n')}\n`), '--key', 'customernum', '--results', results];
+    const r = await run(argv);
+    // A dropped connection does not say the service did not take the create (it may still be at work on it).
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/: 1 created, 0 updated, 0 unchanged, 0 failed, 1 unknown\nsvc: 1 of 2 rows has an unknown outcome \(see .*\); --resume looks the unknown ones up by key again\n$/);
+    // Not sent again: the drop came before the sandbox took it, so a second PUT would have made RT-1.
+    expect(Object.fromEntries(countByKey(s, 'RT-'))).toEqual({ 'RT-2': 1 });
+    expect(readResults(results).map((l) => [l.line, l.action, l.status])).toEqual([
+      [1, 'unknown', null],
+      [2, 'create', 201],
+    ]);
+    const resumed = await run([...argv, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
     expect(Object.fromEntries(countByKey(s, 'RT-'))).toEqual({ 'RT-1': 1, 'RT-2': 1 });
     expect(readResults(results).map((l) => [l.line, l.action, l.status])).toEqual([
       [1, 'create', 201],

@@ -21,7 +21,7 @@ const NOTES = [
   `are cut off (a create then recorded unknown); exit ${ExitCode.interrupted}.`,
   '--dry-run still reads (the lookups by ID or key) to make its plan; it writes nothing.',
   `Exit codes: ${ExitCode.ok} every row done, ${ExitCode.failure} some failed or unknown, ${ExitCode.usage} invalid rows or usage,`,
-  `${ExitCode.auth} the token was refused (run svc login, then --resume), ${ExitCode.interrupted} interrupted.`,
+  `${ExitCode.auth} the token or its permission was refused (401, 403: run svc login, then --resume), ${ExitCode.interrupted} interrupted.`,
 ].join('\n');
 
 export const importVerb: VerbCommand<'import'> = {

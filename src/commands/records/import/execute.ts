@@ -2,9 +2,12 @@
  * One planned row, written: its result line. An update is a PATCH of the
  * row's values, which is safe to repeat, so the HTTP client may retry it. A
  * create is never sent twice blindly: it is sent again only when the service
- * refused it (429, 503) or the connection was never made; when its answer is
- * lost it is looked up by --key (found: created; not found: sent again),
- * and without a key it is recorded as unknown.
+ * refused it (429, 503) or the connection was never made. When its answer is
+ * lost (a dropped connection, a 502 or 504) it is looked up by --key: found,
+ * it is recorded as created; not found, as unknown, never sent again in this
+ * run, since a gateway that gave up does not stop the service from committing
+ * the create a moment later ("not found yet" is not "not created"); a later
+ * --resume looks it up again. Without a key it is recorded as unknown.
  */
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import type { HttpClient } from '../../../http/client.js';
@@ -80,7 +83,7 @@ async function create(w: RowWriter, plan: Extract<RowPlan, { kind: 'create' }>):
     }
     const settled = await lookForCreated(w, base, plan, f);
     if (settled) return settled;
-    if (!more) return failed(base, 'create', { kind: 'not-sent', message: `${f.message}; it was not created (looked up by ${w.key}); --resume sends it again` });
+    return { ...base, action: 'unknown', id: null, status: null, etag: null, error: `${f.message}; no record has this ${w.key} yet, but the service may still be creating it: not sent again now; a later run (--resume) looks it up again and creates it only if it is still missing` };
   }
 }
 

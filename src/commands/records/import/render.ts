@@ -34,7 +34,7 @@ export function failureMessage(t: Tally, rows: number, results: string | undefin
   const parts = [failed > 0 ? `${failed} of ${rows} rows failed` : '', unknown > 0 ? unknownText : ''].filter(Boolean);
   const where = results ? ` (see ${results})` : '';
   const retry = failed > 0 ? (results ? '; --resume retries the failed ones' : '; give --results FILE to be able to resume') : '';
-  const check = unknown === 0 ? '' : key !== undefined ? (results ? '; --resume looks the unknown ones up by key again' : '') : '; check whether the unknown ones were created (or import with --key, so that svc can)';
+  const check = unknown === 0 ? '' : key !== undefined ? (results ? '; --resume looks the unknown ones up by key again' : `; run the import again to look them up by ${key} again (it creates only those still missing)`) : '; check whether the unknown ones were created (or import with --key, so that svc can)';
   return `${parts.join(', ')}${where}${retry}${check}`;
 }
 

@@ -15,7 +15,7 @@ import { shown } from '../../../util/shown.js';
 import type { HttpClient } from '../../../http/client.js';
 import { keyText, lookupAll, type LookupQuery } from '../../../import/lookup.js';
 import { keyValueOf, markDuplicates, planRow, type RowPlan } from '../../../import/plan.js';
-import { openResults, type ResultsWriter } from '../../../import/results.js';
+import { checkResultsFile, compactResults, openResults, ResultsWriteError, type ResultsWriter } from '../../../import/results.js';
 import { detectFormat, readRows, type ImportRow } from '../../../import/rows.js';
 import { lockPathOf, removeState, writeState } from '../../../import/state.js';
 import { decodeInput } from '../../../import/text.js';
@@ -108,31 +108,50 @@ function planAll(opts: ImportOptions, rows: readonly ImportRow[], found: Map<str
 export async function runImport(opts: ImportOptions, ctx: Context): Promise<void> {
   const { family } = opts;
   refuseJq(ctx, `svc ${family.name} import (its summary goes to stderr; --results FILE keeps a JSON line a row)`);
+  // Before anything is read: --results can be written, and is not the input by another name.
+  if (opts.results) checkResultsFile(opts.results, opts.from);
   const source = opts.from === '-' ? 'stdin' : shown(opts.from);
   const bytes = await readInput(opts, ctx.deps);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const input = decodeInput(bytes, source);
   const format = detectFormat(opts.from === '-' ? '' : opts.from, input.text, opts.format);
   const zone = opts.tz ?? localTimeZone(ctx.deps.env);
-  const rows = readRows(family, input, { format, delimiter: ctx.delimited().delimiter, zone, source });
+  const delimiter = ctx.delimited().delimiter;
+  // A .tsv file is svc's own -o tsv (tabs, backslash escapes), unless --format or --delimiter says otherwise.
+  const tsv = format === 'csv' && opts.format === undefined && ctx.globals.delimiter === undefined && /\.tsv$/i.test(opts.from);
+  const rows = readRows(family, input, { format, delimiter: tsv ? '\t' : delimiter, ...(tsv ? { tsv } : {}), zone, source });
   markDuplicates(rows, opts.key);
-  // A dry run reads what --resume would continue, and refuses nothing a fresh run would.
-  const prior = opts.results && (opts.resume || !opts.dryRun) ? priorRun(opts, opts.results, sha256) : FRESH;
-  const todo = rows.filter((r) => !prior.done.has(r.line) && !prior.unknown.has(r.line));
-  const { client } = await ctx.connect({ token: true });
-  const plans = planAll(opts, todo, await lookups(ctx, client, opts, todo), prior);
-  const head = `${family.name} import (${source}, ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'})`;
-  const invalid = plans.filter((p): p is Extract<RowPlan, { kind: 'invalid' }> => p.kind === 'invalid');
-  if (invalid.length > 0 && !opts.skipInvalid) {
-    ctx.deps.stderr.write(invalidRowsText(invalid));
-    throw new UsageError(`${invalid.length} of ${rows.length} rows in ${source} are invalid (above); nothing was sent: fix them, or pass --skip-invalid to import the others`);
+  // The results file's lock comes before its lines are read or any key is looked up, so that another run
+  // of the same import (an overlapping cron run) cannot finish meanwhile and leave this one a stale plan.
+  // A dry run writes nothing and takes no lock.
+  const lock = opts.results && !opts.dryRun ? takeLock(opts, ctx, opts.results) : undefined;
+  try {
+    // A dry run refuses what the real run refuses (a fresh run over an unfinished import), and reads what --resume continues.
+    const prior = opts.results ? priorRun(opts, opts.results, sha256) : FRESH;
+    const todo = rows.filter((r) => !prior.done.has(r.line) && !prior.unknown.has(r.line));
+    const { client } = await ctx.connect({ token: true });
+    const plans = planAll(opts, todo, await lookups(ctx, client, opts, todo), prior);
+    const head = `${family.name} import (${source}, ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'})`;
+    const invalid = plans.filter((p): p is Extract<RowPlan, { kind: 'invalid' }> => p.kind === 'invalid');
+    if (invalid.length > 0 && !opts.skipInvalid) {
+      ctx.deps.stderr.write(invalidRowsText(invalid));
+      throw new UsageError(`${invalid.length} of ${rows.length} rows in ${source} are invalid (above); nothing was sent: fix them, or pass --skip-invalid to import the others`);
+    }
+    if (opts.dryRun) {
+      ctx.deps.stderr.write('dry run: nothing was written\n');
+      await ctx.emit({ kind: 'text', text: planText(family, plans, await urlMaker(ctx), `${head}${prior.done.size > 0 ? `, ${prior.done.size} done before` : ''}`) });
+      return;
+    }
+    await writeAll(opts, ctx, client, plans, prior, { head, sha256, rows: rows.length, source });
+  } finally {
+    lock?.release();
   }
-  if (opts.dryRun) {
-    ctx.deps.stderr.write('dry run: nothing was written\n');
-    await ctx.emit({ kind: 'text', text: planText(family, plans, await urlMaker(ctx), `${head}${prior.done.size > 0 ? `, ${prior.done.size} done before` : ''}`) });
-    return;
-  }
-  await writeAll(opts, ctx, client, plans, prior, { head, sha256, rows: rows.length, source });
+}
+
+/** Takes `RESULTS.svc-lock`, or says who holds it. */
+function takeLock(opts: ImportOptions, ctx: Context, results: string): HeldLock {
+  const p = ctx.deps.processes;
+  return acquireLock(lockPathOf(results), `svc ${opts.family.name} import --from ${opts.from}`, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, ctx.deps.now, (holder) => `another import is writing ${shown(results)} (${holder}); wait for it to end`);
 }
 
 /** What the summary and the state file say about the input. */
@@ -148,30 +167,29 @@ function retriesOf(ctx: Context): number {
   return r !== undefined && /^\d+$/.test(r) ? Number(r) : 3;
 }
 
-/** Takes the results file (its lock and state), writes every planned row, and reports. */
+/**
+ * Opens the results file (its lock is held) and its state, writes every planned row, and reports: the
+ * summary comes whatever stopped the rows (a refused token, a full disk), then the error that did.
+ */
 async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, plans: readonly RowPlan[], prior: Prior, facts: InputFacts): Promise<void> {
   const { deps } = ctx;
   const { family } = opts;
   const stop = stopOnSignals(deps);
   const tally = new Tally();
-  let lock: HeldLock | undefined;
   let writer: ResultsWriter | undefined;
   let finished = 0;
   // An error that stopped the rows (a refused token, a results file that cannot be written): after the summary.
   let fatal: { err: unknown } | undefined;
   try {
     if (opts.results) {
-      const results = opts.results;
-      const p = deps.processes;
-      lock = acquireLock(lockPathOf(opts.results), `svc ${family.name} import --from ${opts.from}`, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, deps.now, (holder) => `another import is writing ${shown(results)} (${holder}); wait for it to end`);
       // The results file first: when it cannot be written, no state is left to say an import is unfinished.
       writer = openResults(opts.results, { append: prior.state !== undefined, now: deps.now });
       writeState(opts.results, prior.state ?? { svc: 'import', version: 1, family: family.name, key: opts.key ?? null, input: { name: opts.from, sha256: facts.sha256, rows: facts.rows }, since: new Date(deps.now()).toISOString() });
     }
     for (const r of prior.unknown.values()) {
       const line = unknownLine(r);
-      if (r.action === 'sending') writer?.write(line);
       tally.add(line);
+      if (r.action === 'sending') writer?.write(line);
     }
     const w: RowWriter = {
       client,
@@ -185,17 +203,33 @@ async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, p
       },
       sending: (line) => writer?.sending(line),
     };
-    fatal = await writeEach(plans, opts.concurrency, stop, { writer, tally }, async (plan) => {
+    fatal = await writeEach(plans, opts.concurrency, stop, { writer, tally, family }, async (plan) => {
       const r = await writeRow(w, plan);
       finished++;
       return r;
     });
-  } finally {
+  } catch (err) {
+    // Before any row (the results file or its state cannot be written; writeEach reports its own errors): nothing was sent.
+    closeQuietly(writer);
     stop.dispose();
-    writer?.close(true);
-    lock?.release();
+    throw err;
+  }
+  stop.dispose();
+  let unsorted: string | undefined;
+  if (writer && opts.results) {
+    try {
+      writer.close();
+    } catch (err) {
+      fatal ??= { err };
+    }
+    // A file that could not take a line cannot take its rewrite either (the error below says so).
+    if (!(fatal?.err instanceof ResultsWriteError)) unsorted = compact(opts.results);
   }
   tally.report(deps, facts.head, summaryParts(tally, prior.done.size), opts.results);
+  if (unsorted) deps.stderr.write(`svc: warning: ${unsorted}\n`);
+  if (fatal?.err instanceof ResultsWriteError) {
+    throw new SvcError(`${fatal.err.message}; the summary above says what was done: ${fatal.err.fix}, then run it again with --resume to continue`);
+  }
   if (fatal) throw fatal.err;
   const left = plans.length - finished;
   if (stop.by) {
@@ -203,4 +237,22 @@ async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, p
   }
   if (opts.results && tally.ok) removeState(opts.results);
   if (!tally.ok) throw new SvcError(failureMessage(tally, facts.rows, opts.results, opts.key));
+}
+
+function closeQuietly(writer: ResultsWriter | undefined): void {
+  try {
+    writer?.close();
+  } catch {
+    // the error being thrown says more
+  }
+}
+
+/** Rewrites the results to one line per row in input order; when that cannot be done (a full disk), leaves them as they are and answers why. */
+function compact(results: string): string | undefined {
+  try {
+    compactResults(results);
+    return undefined;
+  } catch (err) {
+    return `${shown(results)} keeps its lines in the order the rows finished, not one a row in input order (--resume reads them all the same): ${(err as Error).message}`;
+  }
 }
