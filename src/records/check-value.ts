@@ -38,6 +38,7 @@ function typeProblem(where: string, field: ResourceField, v: unknown): string | 
     case 'flag':
       return v === 0 || v === 1 || typeof v === 'boolean' ? undefined : `${where} is a flag; use 0 or 1, not ${show(v)}`;
     case 'double':
+      if (typeof v === 'number' && !Number.isNaN(v) && !Number.isFinite(v)) return `${where} is out of range: it is beyond what a number can hold (about ±1.8e308)`;
       return typeof v === 'number' && Number.isFinite(v) ? undefined : `${where} takes a number, not ${show(v)}`;
     case 'string':
       return typeof v === 'string' ? undefined : `${where} takes text, not ${show(v)}; quote it (${field.name}=text sends a string)`;

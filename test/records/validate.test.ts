@@ -37,6 +37,8 @@ describe('validateBody', () => {
     expect(first('accounts', { ...ok, currency: null })).toMatch(/accounts.currency cannot be null/);
     expect(first('contacts', { type: 2147483648 }, 'update')).toMatch(/out of range/);
     expect(first('accounts', { ...ok, tags: 'x' })).toMatch(/tags on accounts takes a list of tags/);
+    // A number past a double (worstcase=1e400 parses to Infinity): named as out of range, not as null.
+    expect(first('opportunities', { worstcase: Number('1e400') }, 'update')).toBe('opportunities.worstcase is out of range: it is beyond what a number can hold (about ±1.8e308)');
   });
   it('names required fields on create only', () => {
     expect(first('accounts', { lastname: 'Acme' })).toBe('accounts needs currency (ISO 4217 code, e.g. EUR); add currency=EUR');
