@@ -13,6 +13,7 @@
  */
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import { shown } from '../util/shown.js';
 import { DUMP_LIMIT, TIMEOUT_CODES, TransportTimeoutError, type RawResponse, type ResponseBody, type Transport, type TransportOptions, type TransportRequest } from './transport.js';
 
 /** How long an idle keep-alive connection stays open (as undici's keepAliveTimeout was). */
@@ -110,6 +111,8 @@ export async function createNodeTransport(origin: URL, opts: TransportOptions): 
         else s.once(secure ? 'secureConnect' : 'connect', connected);
       });
       r.on('response', (m: IncomingMessage) => {
+        // A 101 without Upgrade comes as an answer: it is none (the connection is no longer HTTP's).
+        if (m.statusCode === 101) return unasked(m);
         res = m;
         phase = 'body';
         timer.refresh();
@@ -124,6 +127,23 @@ export async function createNodeTransport(origin: URL, opts: TransportOptions): 
         if (res) return;
         cleanup();
         reject(err);
+      });
+      // 101 Switching Protocols, never asked for: node:http hands over the socket through 'upgrade' when it
+      // is listened for, and otherwise drops it with neither 'response' nor 'error'. Either way no HTTP answer
+      // is coming: the request fails now, rather than waiting on events that never come.
+      function unasked(m: IncomingMessage, s: Socket | undefined = m.socket ?? undefined): void {
+        s?.destroy();
+        r.destroy();
+        cleanup();
+        const to = m.headers.upgrade ? ` (to ${shown(m.headers.upgrade, 40)})` : '';
+        reject(new Error(`the server answered ${m.statusCode ?? 101} Switching Protocols${to}, which svc did not ask for; no HTTP answer came (check the instance URL)`));
+      }
+      r.on('upgrade', (m: IncomingMessage, s: Socket) => unasked(m, s));
+      // Closed with no answer and no error (whatever the cause): a reset, so the request fails rather than hangs.
+      r.on('close', () => {
+        if (res) return;
+        cleanup();
+        reject(Object.assign(new Error('the connection closed before an answer came'), { code: 'ECONNRESET' }));
       });
       r.end(req.body);
     });

@@ -220,6 +220,12 @@ async function collect(rows: Iterable<Row> | AsyncIterable<Row>): Promise<Row[]>
 }
 
 /**
+ * The most JSON text svc hands jq at once ("512 MB"): the longest string V8 holds, 2^29 − 24 characters. A
+ * body read for jq (`svc api --jq`) stops at this many bytes, which decode to at most as many characters.
+ */
+export const JQ_MAX_INPUT_CHARS = 2 ** 29 - 24;
+
+/**
  * The records as one JSON array for jq. A string holds at most 2^29 - 24 characters (V8), which is the most
  * svc can hand jq at once.
  */

@@ -224,7 +224,7 @@ describe('HELD: answers svc already handles', () => {
     expect(JSON.parse(r.stdout)).toEqual({ ID: 1, lastname: 'a\ufffd\ufffdb', city: 'Köln' });
   });
 
-  it('HELD: an HTML 401 page becomes one line with exit 4 and "run svc login"', async () => {
+  it('HELD: an HTML 401 page becomes one line with exit 4 and the fix for the token svc sent (from SVC_TOKEN here)', async () => {
     handler = (_req, res) => {
       res.writeHead(401, { 'content-type': 'text/html' });
       res.end('<html>\n<head><title>401</title></head>\n<body>Sign in</body>\n</html>\n');
@@ -232,6 +232,6 @@ describe('HELD: answers svc already handles', () => {
     const r = await svc(['accounts', 'get', '1', '-o', 'json']);
     expect(r.code).toBe(4);
     expectOneLineNamingRequest(r, 'accounts/1');
-    expect(r.stderr).toContain('(run svc login)');
+    expect(r.stderr).toContain("(set SVC_TOKEN to a valid token, or unset it and run 'svc login --url ");
   });
 });

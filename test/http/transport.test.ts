@@ -202,6 +202,27 @@ describe('the node:http transport', () => {
     await c.close();
   });
 
+  it('fails at once on a 101 Switching Protocols it never asked for (with or without Upgrade), naming the request, not after the deadline', async () => {
+    for (const head of ['HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nhello', 'HTTP/1.1 101 Switching Protocols\r\n\r\n']) {
+      const tcp: TcpServer = createTcpServer((s) => {
+        s.on('error', () => undefined);
+        s.once('data', () => s.write(head));
+      });
+      await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+      const c = createHttpClient({ instanceUrl: `http://127.0.0.1:${(tcp.address() as { port: number }).port}/demo`, userAgent: 't', env: {}, retry: { retries: 0 }, timeoutMs: 10_000 });
+      const t0 = Date.now();
+      for (const method of ['GET', 'PUT'] as const) {
+        const err = (await errorOf(c.request({ method, root: 'api', path: '/accounts/1', ...(method === 'PUT' ? { json: {} } : {}) }))) as NetworkError;
+        expect(err).toBeInstanceOf(NetworkError);
+        expect(err.message).toMatch(new RegExp(`^${method} http://127\\.0\\.0\\.1:\\d+/demo/api/v1/accounts/1: `));
+        expect(err.message).toMatch(/: the server answered 101 Switching Protocols( \(to websocket\))?, which svc did not ask for/);
+      }
+      expect(Date.now() - t0).toBeLessThan(2000);
+      await c.close();
+      tcp.close();
+    }
+  });
+
   it('treats the codes of node:http and its own timeouts as worth another try', () => {
     for (const code of ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'SVC_CONNECT_TIMEOUT', 'SVC_HEADERS_TIMEOUT', 'SVC_BODY_TIMEOUT', 'UND_ERR_SOCKET']) {
       expect(isRetryableError(Object.assign(new Error('x'), { code })), code).toBe(true);

@@ -90,7 +90,36 @@ export function fieldValue(field: FieldArg, sources: FieldSources): FieldValue |
   if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n) && !/[.eE]/.test(text))) {
     throw new UsageError(`${shownKey('-F', field.key)}: the number is too large to send exactly (past 2^53 − 1); pass it with -f to send it as a string`);
   }
+  // A JSON number is a binary64 value, written in its shortest form: digits past what that holds would be
+  // changed unseen (9007199254740993.0 → 9007199254740992, 0.12345678901234567891 → 0.12345678901234568).
+  if (!sameDecimal(text, String(n))) {
+    throw new UsageError(
+      `${shownKey('-F', field.key)}: ${shown(text, 60)} has more digits than a JSON number holds and would be sent as ${String(n)}; pass it with -f to send it exactly, as a string`,
+    );
+  }
   return n;
+}
+
+/** A decimal text's value as `digits e exponent`, no leading or trailing zeros (string work: a long text stays cheap). */
+function canonical(text: string): string | undefined {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = m;
+  const all = `${whole}${fraction}`;
+  // Scanned, not a /0+$/ (which backtracks quadratically over a long run of zeros).
+  let first = 0;
+  while (all[first] === '0') first++;
+  if (first === all.length) return '0';
+  let end = all.length;
+  while (all[end - 1] === '0') end--;
+  const exp = Number(exponent) - fraction.length + (all.length - end);
+  return `${sign === '-' ? '-' : ''}${all.slice(first, end)}e${exp}`;
+}
+
+/** Whether two decimal texts are the same number (1.50 and 1.5, 1e20 and 100000000000000000000). */
+function sameDecimal(a: string, b: string): boolean {
+  const x = canonical(a);
+  return x !== undefined && x === canonical(b);
 }
 
 /** The file named by `@FILE` in a -F field, if any (`@-` is standard input, not a file). */

@@ -35,6 +35,13 @@ export function parseHeader(text: string): Header {
   const value = text.slice(colon + 1).trim();
   // Refused here, or the header would split the request (or Node would throw its own words).
   if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: a header value cannot hold a line break or NUL`);
+  // Node sends a header as Latin-1 (é as the byte 0xE9, not the UTF-8 typed) and refuses what Latin-1 has not
+  // (☕, …) or controls: a value is printable ASCII (and tabs), the same here, in --dry-run and on the wire.
+  const odd = /[^\t\x20-\x7e]/u.exec(value)?.[0];
+  if (odd !== undefined) {
+    const code = `U+${(odd.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new UsageError(`-H ${name}: a header value is printable ASCII text, and this one holds ${code}${/[\p{L}\p{N}\p{P}\p{S}]/u.test(odd) ? ` (${shown(odd)})` : ''}; write it in ASCII (e.g. percent-encoded)`);
+  }
   return [lower, value];
 }
 
