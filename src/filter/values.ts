@@ -10,6 +10,7 @@ import type { ValueNode } from './ast.js';
 import { parseDate } from './dates.js';
 import { clip, fail, ok, type Result } from './errors.js';
 import type { Target } from './paths.js';
+import { regexProblem } from './regex.js';
 
 /** What value conversion needs beyond the value and the field. */
 export interface ValueContext {
@@ -28,9 +29,9 @@ export function convertValue(value: ValueNode, target: Target, ctx: ValueContext
   if (!value.quoted && value.text.toLowerCase() === 'null') return ok(null);
   const field = target.field;
   if (!field) {
-    // An integer JSON cannot carry exactly (past 2^53) would be sent as a neighbour: refused, as for ID.
-    if (!value.quoted && /^[+-]?\d+$/.test(value.text) && !Number.isSafeInteger(Number(value.text))) {
-      return fail(`${clip(value.text)} is past the integers a JSON number holds exactly (±9007199254740991); quote it to compare text`, value.start, value.end);
+    // An integer a JSON number cannot carry exactly (9007199254740993) would be sent as a neighbour: refused.
+    if (!value.quoted && INTEGER.test(value.text) && !exactInJson(value.text)) {
+      return fail(`${clip(value.text)} is not a number JSON holds exactly (it would be sent as its neighbour); quote it to compare text`, value.start, value.end);
     }
     return ok(extensionValue(value));
   }
@@ -53,17 +54,18 @@ export function convertValue(value: ValueNode, target: Target, ctx: ValueContext
   return bad(value, target, ctx.family, `is not an integer; ${target.path} is ${field.type}`);
 }
 
-/** Checks a pattern of a regex or like operator: text, and for regex a valid expression. */
+/** Checks a pattern of a regex or like operator: text, and for regex a valid expression in PostgreSQL's dialect. */
 export function convertPattern(value: ValueNode, regex: boolean): Result<string> {
   if (!value.quoted && value.text.toLowerCase() === 'null') return fail('a pattern cannot be null; use is null', value.start, value.end);
   if (!regex) return ok(value.text);
-  try {
-    new RegExp(value.text);
-    return ok(value.text);
-  } catch (e) {
-    const reason = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : String(e);
-    return fail(`invalid regular expression: ${reason.replace(value.text, () => clip(value.text))}`, value.start, value.end);
-  }
+  const problem = regexProblem(value.text);
+  return problem === undefined ? ok(value.text) : fail(`invalid regular expression: /${clip(value.text)}/: ${problem}`, value.start, value.end);
+}
+
+/** Whether the whole number `digits` is exactly a binary64 (every one up to 2^53, and some past it, such as 2^53 + 2). */
+function exactInJson(digits: string): boolean {
+  const n = Number(digits);
+  return Number.isFinite(n) && BigInt(digits) === BigInt(n);
 }
 
 function extensionValue(value: ValueNode): unknown {

@@ -45,14 +45,33 @@ function searchPatterns(json: unknown): LikeMatcher[] {
   return list;
 }
 
+/** A text PostgreSQL's numeric reads: digits with an optional sign, point and exponent, blanks around. */
+const NUMERIC_TEXT = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+const INT64 = 2n ** 63n;
+
+/** The number an extension value stands for: itself, the number a text reads as (whole ones exactly), else null. */
+function numberOf(v: unknown): number | bigint | null {
+  if (typeof v === 'number' || typeof v === 'bigint') return v;
+  if (typeof v !== 'string' || !NUMERIC_TEXT.test(v)) return null;
+  const t = v.trim();
+  if (/^[-+]?\d+$/.test(t)) {
+    const b = BigInt(t);
+    if (b >= -INT64 && b < INT64) return b;
+  }
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
 /**
- * Registers svc_regexp(value, pattern, ci) and svc_like(value, pattern, ci):
- * 1, 0 or NULL; and svc_search(patterns, value…): 1 when each of the JSON
+ * Registers svc_number(value), the number an extension value stands for
+ * (NULL for a text that is no number); svc_regexp(value, pattern, ci) and
+ * svc_like(value, pattern, ci): 1, 0 or NULL; and svc_search(patterns, value…): 1 when each of the JSON
  * array's case-insensitive LIKE patterns matches at least one of the values
- * (one call per row for a whole `query` search), else 0. Each throws
- * PatternBudgetError once the running query's budget is spent.
+ * (one call per row for a whole `query` search), else 0. The pattern functions
+ * throw PatternBudgetError once the running query's budget is spent.
  */
 export function registerFunctions(db: Db): void {
+  db.function('svc_number', { deterministic: true }, numberOf);
   db.function('svc_regexp', { deterministic: true }, (value: unknown, pattern: unknown, ci: unknown) => {
     checkPatternBudget();
     const text = toText(value);

@@ -9,7 +9,7 @@
  * writer comes, in a thread no timer can stop: it is opened without waiting
  * (as the token file's FIFO is, src/auth/chain.ts).
  */
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 
 /** Why a read stopped short: more than `maxBytes`, or a pipe quiet for `waitMs` (`received` bytes had come). */
@@ -26,8 +26,10 @@ export class ReadBoundError extends Error {
 export interface ReadBounds {
   /** The most bytes read; past it, a ReadBoundError('too-large'). */
   readonly maxBytes: number;
-  /** How long a pipe may give nothing (before its first byte, or between two) before a ReadBoundError('quiet'). */
-  readonly waitMs: number;
+  /** How long a pipe may give nothing (before its first byte, or between two) before a ReadBoundError('quiet'); absent: as long as it takes (Ctrl-C ends it). */
+  readonly waitMs?: number;
+  /** Told once when a FIFO has no writer yet (so a person knows what svc waits for). */
+  readonly onWait?: () => void;
 }
 
 /**
@@ -59,9 +61,27 @@ export async function readBounded(path: string, bounds: ReadBounds): Promise<Buf
 async function readPipe(path: string, bounds: ReadBounds): Promise<Buffer> {
   const { Socket } = await import('node:net');
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (bounds.onWait) {
+    // A first read says whether a writer is there: 0 bytes, none yet (EAGAIN: one is, and has not written).
+    const probe = Buffer.alloc(64 * 1024);
+    let got = -1;
+    try {
+      got = readSync(fd, probe);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') {
+        closeSync(fd);
+        throw err;
+      }
+    }
+    if (got === 0) bounds.onWait();
+    if (got > 0) {
+      chunks.push(probe.subarray(0, got));
+      total = got;
+    }
+  }
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
     let stream: InstanceType<typeof Socket>;
     try {
       stream = new Socket({ fd, readable: true, writable: false });
@@ -76,7 +96,8 @@ async function readPipe(path: string, bounds: ReadBounds): Promise<Buffer> {
       if (err) reject(err);
       else resolve(Buffer.concat(chunks, total));
     };
-    const timer = setTimeout(() => stop(new ReadBoundError('quiet', total)), bounds.waitMs);
+    const timer = setTimeout(() => stop(new ReadBoundError('quiet', total)), bounds.waitMs ?? 2 ** 31 - 1);
+    if (bounds.waitMs === undefined) timer.unref();
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       total += buf.length;

@@ -1,11 +1,12 @@
 /**
- * The `~` operators read RE2's syntax first (PostgreSQL's POSIX classes,
- * escaped punctuation, `\Z` read as `\z`: src/sandbox/regex.ts), and fall
- * back to JavaScript's only to tell an invalid pattern from one only a
- * backtracking engine can run. Hostile patterns on that path are a 200 or a
+ * The `~` operators read PostgreSQL's syntax, rewritten for RE2
+ * (src/sandbox/regex-dialect.ts: POSIX classes, escaped punctuation, `\Z`,
+ * `.` across line breaks, embedded options, word boundaries), and tell an
+ * invalid pattern from one only a backtracking engine can run. Hostile patterns on that path are a 200 or a
  * 400 in time, never a 500 and never a hang.
  */
 import { describe, expect, it } from 'vitest';
+import { compileRegex } from '../../src/sandbox/regex.js';
 import { useTestSandbox } from '../helpers/sandbox.js';
 
 const s = useTestSandbox({ seedAccounts: 200 });
@@ -41,5 +42,74 @@ describe("the sandbox's ~ dialect", () => {
     expect(performance.now() - started).toBeLessThan(5000);
     const health = await s.call('GET', '/_sandbox/health', { token: null });
     expect(health.status).toBe(200);
+  });
+});
+
+describe("PostgreSQL's dialect rewritten for RE2 (src/sandbox/regex-dialect.ts)", () => {
+  const test = (pattern: string, text: string, ci = false): boolean | string => {
+    const rx = compileRegex(pattern, ci);
+    return rx.ok ? rx.test(text) : rx.reason;
+  };
+
+  it('. and [^…] match a line break, ^ and $ anchor the whole text (PostgreSQL\'s default)', () => {
+    expect(test('account.Prefers', 'account\nPrefers')).toBe(true);
+    expect(test('account[^x]Prefers', 'account\nPrefers')).toBe(true);
+    expect(test('^Prefers', 'account\nPrefers')).toBe(false);
+    expect(test('account$', 'account\nPrefers')).toBe(false);
+  });
+
+  it('embedded options at the start: (?i) (?c) (?s) (?n) (?p) (?w) (?x) (?q); elsewhere a (? with a letter is invalid', () => {
+    expect(test('(?i)^key', 'Key')).toBe(true);
+    expect(test('(?c)^key', 'Key', true)).toBe(false);
+    expect(test('(?s)a.b', 'a\nb')).toBe(true);
+    expect(test('(?n)a.b', 'a\nb')).toBe(false);
+    expect(test('(?n)a[^x]b', 'a\nb')).toBe(false);
+    expect(test('(?n)^b', 'a\nb')).toBe(true);
+    expect(test('(?p)^b', 'a\nb')).toBe(false);
+    expect(test('(?p)a.b', 'a\nb')).toBe(false);
+    expect(test('(?w)^b', 'a\nb')).toBe(true);
+    expect(test('(?w)a.b', 'a\nb')).toBe(true);
+    expect(test('(?x) a b  # a comment', 'ab')).toBe(true);
+    expect(test('(?x)a[ ]b', 'a b')).toBe(true);
+    expect(test('(?q)a.b', 'axb')).toBe(false);
+    expect(test('(?q)a.b', 'a.b')).toBe(true);
+    expect(test('***=a.b(', 'a.b(')).toBe(true);
+    expect(test('***:(?i)A', 'a')).toBe(true);
+    expect(test('a(?i)b', 'ab')).toBe('invalid');
+    expect(test('(?z)a', 'a')).toBe('invalid');
+    expect(test('(?i', 'a')).toBe('invalid');
+    expect(test('***a', 'a')).toBe('invalid');
+    expect(test('(?b)a', 'a')).toBe('unsupported');
+  });
+
+  it('word boundaries \\y \\Y \\m \\M [[:<:]] [[:>:]], and the escapes PostgreSQL reads its own way', () => {
+    expect(test('\\yaccount\\y', 'Key account.')).toBe(true);
+    expect(test('\\yccount', 'Key account.')).toBe(false);
+    expect(test('\\Yccount', 'Key account.')).toBe(true);
+    expect(test('\\mKey', 'Key account')).toBe(true);
+    expect(test('\\mey', 'Key account')).toBe(false);
+    expect(test('account\\M', 'Key account')).toBe(true);
+    expect(test('accoun\\M', 'Key account')).toBe(false);
+    expect(test('[[:<:]]Key', 'Key account')).toBe(true);
+    expect(test('accoun[[:>:]]', 'Key account')).toBe(false);
+    expect(test('a\\Bb', 'a\\b')).toBe(true);
+    expect(test('a\\bb', 'a\bb')).toBe(true);
+    expect(test('\\u00e9\\x41\\U0001F600', 'éA😀')).toBe(true);
+    expect(test('\\e', '\u001b')).toBe(true);
+    expect(test('\\cA', '\u0001')).toBe(true);
+    expect(test('a\\Z', 'a')).toBe(true);
+  });
+
+  it('~* folds the letters JavaScript folds (as ~~* does), Unicode 16 ones included, in and out of brackets', () => {
+    expect(test('ᲊ', 'Ᲊ', true)).toBe(true);
+    expect(test('[ɤ]', 'Ɤ', true)).toBe(true);
+    expect(test('𐵰', '𐵐', true)).toBe(true);
+    expect(test('ᲊ', 'Ᲊ')).toBe(false);
+    expect(test('ı', 'I', true)).toBe(false);
+    expect(test('(?i)ᲊ', 'Ᲊ')).toBe(true);
+  });
+
+  it('backreferences, lookaround and named groups are unsupported, not invalid', () => {
+    for (const p of ['(a)\\1', '(?=a)', '(?!a)', '(?<=a)b', '(?<!a)b', '(?<n>a)', 'x(?P<n>a)']) expect(test(p, 'a'), p).toBe('unsupported');
   });
 });

@@ -3,12 +3,14 @@
  * --filter-json, --filter-file, --search, --tz, --explain, --print-request),
  * as data, their typed form, and the filter they make.
  */
-import { readFileSync } from 'node:fs';
 import type { ResourceFamily } from '../../catalogue/index.js';
 import { bool, list, str, type CommandInput, type OptionSpec } from '../../cli/command.js';
 import type { Context } from '../../cli/context.js';
-import { readAllStdin } from '../../cli/prompt.js';
 import { UsageError } from '../../errors.js';
+import { nestsDeeperThan } from '../../util/json-depth.js';
+import { duplicateKey } from '../../util/json-keys.js';
+import { ReadBoundError } from '../../util/read-bounded.js';
+import { readInputBytes, readStreamBytes, utf8Text } from '../../util/read-input.js';
 import { shown } from '../../util/shown.js';
 import { toTimeZone } from './tz-flag.js';
 
@@ -53,6 +55,13 @@ export function toFilterOptions(flags: CommandInput['flags']): FilterOptions {
   };
 }
 
+/**
+ * How deep a JSON filter may nest: past anything --filter compiles to (its 200
+ * levels of the language are at most about 400 of JSON), short of what svc's
+ * own recursion (JSON.stringify) could not take.
+ */
+export const FILTER_JSON_DEPTH = 500;
+
 function jsonObject(text: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -61,31 +70,52 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
     throw new UsageError(`${what} is not valid JSON: ${shown((err as Error).message)}`);
   }
   if (typeof value !== 'object' || value === null) throw new UsageError(`${what} must be a JSON object (or a ["AND"|"OR"|"NOT", …] array)`);
+  if (nestsDeeperThan(value, FILTER_JSON_DEPTH)) {
+    throw new UsageError(`${what} nests deeper than ${FILTER_JSON_DEPTH} levels; flatten it (one ["AND", …] or ["OR", …] takes many conditions, IN a list of values)`);
+  }
+  const twice = duplicateKey(text);
+  if (twice !== undefined) {
+    throw new UsageError(
+      `${what} gives the key '${shown(twice, 80)}' twice in one object (JSON keeps only the last); put both operators in one object, as {"ID": {">": 1, "<": 3}}, or use ["AND", …]`,
+    );
+  }
   return value as Record<string, unknown>;
 }
 
-/** The text of --filter-file (- for stdin); a file that cannot be read is a usage error naming it. */
+/**
+ * The text of --filter-file (- for stdin): UTF-8, a leading byte-order mark
+ * dropped; a FIFO is read as it is written (SIGINT and SIGTERM still end svc
+ * while it has no writer, which stderr says). A file that cannot be read, or
+ * is not UTF-8, is a usage error naming it.
+ */
 export async function readFilterFile(file: string, ctx: Context): Promise<string> {
-  if (file === '-') return readAllStdin(ctx.deps);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : code;
-    throw new UsageError(`cannot read --filter-file ${shown(file)} (${why}); give a readable file of JSON, or - for standard input`);
+  const name = file === '-' ? 'standard input (--filter-file -)' : `--filter-file ${shown(file)}`;
+  let bytes: Buffer;
+  if (file === '-') bytes = await readStreamBytes(ctx.deps.stdin);
+  else {
+    try {
+      bytes = await readInputBytes(file, () => void ctx.deps.stderr.write(`svc: waiting for a writer to ${name} (a FIFO)\n`));
+    } catch (err) {
+      const code = err instanceof ReadBoundError ? 'too-large' : ((err as NodeJS.ErrnoException).code ?? 'error');
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : code === 'too-large' ? 'it holds more than 64 MB' : code;
+      throw new UsageError(`cannot read --filter-file ${shown(file)} (${why}); give a readable file of JSON, or - for standard input`);
+    }
   }
+  const text = utf8Text(bytes);
+  if (!text.ok) throw new UsageError(`${name} is not valid JSON: it is ${text.problem}; save it as UTF-8`);
+  return text.text;
 }
 
 /** The filter from --filter (the language), --filter-json and --filter-file, all ANDed. */
 export async function buildFilter(family: ResourceFamily, opts: FilterOptions, ctx: Context): Promise<Record<string, unknown> | undefined> {
   const parts: Record<string, unknown>[] = opts.filterJson.map((j) => jsonObject(j, '--filter-json'));
   if (opts.filterFile) {
-    parts.push(jsonObject(await readFilterFile(opts.filterFile, ctx), `--filter-file ${opts.filterFile}`));
+    parts.push(jsonObject(await readFilterFile(opts.filterFile, ctx), `--filter-file ${shown(opts.filterFile)}`));
   }
   if (parts.length > 0) {
     // Their field keys are checked against the catalogue as --filter's are (loaded only when there is one).
     const { checkFilterJson } = await import('./filter-json.js');
-    parts.forEach((p, i) => checkFilterJson(family, p, i < opts.filterJson.length ? '--filter-json' : `--filter-file ${opts.filterFile ?? ''}`));
+    parts.forEach((p, i) => checkFilterJson(family, p, i < opts.filterJson.length ? '--filter-json' : `--filter-file ${shown(opts.filterFile ?? '')}`));
   }
   if (opts.filter.length === 0 && parts.length <= 1) return parts[0];
   const { compileFilter, combineFilters, renderFilterError } = await import('../../filter/index.js');

@@ -3,10 +3,10 @@
  * for stdin, never read otherwise), then the field arguments over it, checked
  * against the catalogue before anything is sent.
  */
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../../cli/context.js';
-import { readAllStdin } from '../../cli/prompt.js';
 import { UsageError } from '../../errors.js';
+import { ReadBoundError } from '../../util/read-bounded.js';
+import { readInputBytes, readStreamBytes, utf8Text } from '../../util/read-input.js';
 import { shown } from '../../util/shown.js';
 import { applyAssignments, type RecordBody } from '../../records/convert.js';
 import { localTimeZone } from '../../records/timestamp.js';
@@ -26,15 +26,22 @@ function parseObject(text: string, source: string): RecordBody {
   return value as RecordBody;
 }
 
+/** The text of --data-file (- for stdin): UTF-8, a leading byte-order mark dropped; a byte that is not UTF-8 is a usage error. */
 async function readDataFile(file: string, ctx: Context): Promise<string> {
-  if (file === '-') return readAllStdin(ctx.deps);
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new UsageError(`cannot read --data-file '${shown(file)}': ${why}; check the path (or use - for stdin)`);
+  let bytes: Buffer;
+  if (file === '-') bytes = await readStreamBytes(ctx.deps.stdin);
+  else {
+    try {
+      bytes = await readInputBytes(file, () => void ctx.deps.stderr.write(`svc: waiting for a writer to --data-file ${shown(file)} (a FIFO)\n`));
+    } catch (err) {
+      const code = err instanceof ReadBoundError ? 'too-large' : (err as { code?: string }).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'too-large' ? 'it holds more than 64 MB' : (code ?? 'unreadable');
+      throw new UsageError(`cannot read --data-file '${shown(file)}': ${why}; check the path (or use - for stdin)`);
+    }
   }
+  const text = utf8Text(bytes);
+  if (!text.ok) throw new UsageError(`${file === '-' ? 'stdin (--data-file -)' : `--data-file '${shown(file)}'`} is not valid JSON: it is ${text.problem}; save it as UTF-8`);
+  return text.text;
 }
 
 /** The base object from --data or --data-file, or an empty one. */

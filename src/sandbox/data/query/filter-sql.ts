@@ -62,10 +62,20 @@ export function coerce(family: ResourceFamily, path: string, field: ResourceFiel
   return String(v);
 }
 
+/** An extension value as the number it is or reads as (svc_number), else NULL. */
+function extensionNumber(e: string): string {
+  return `(CASE WHEN typeof(${e}) IN ('integer', 'real') THEN ${e} ELSE svc_number(${e}) END)`;
+}
+
 function compareSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
   const v = coerce(family, target.path, target.field, value);
   if (v === null && op.symbol === '=') return `${target.sql} IS NULL`;
   if (v === null && op.negated) return `${target.sql} IS NOT NULL`;
+  if (!target.field && typeof v === 'number') {
+    // The service keeps an extension value that reads as a number as that number (extdatanumeric.number) and
+    // compares a number with it: "3" < 10 however the value was sent; a text that is no number matches no number.
+    return `${extensionNumber(target.sql)} ${op.sql} ${params.add(v)}`;
+  }
   if (!target.field && typeof v === 'string' && NUMBER.test(v)) {
     // A form sends every value as text: an extension value stored as a number compares numerically.
     const e = target.sql;
@@ -82,7 +92,12 @@ function setSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, 
   }
   const values = list.map((x) => coerce(family, target.path, target.field, x));
   // One parameter for the whole list keeps the SQL text the same whatever the list's length.
-  return `${target.sql} ${op.sql} (SELECT value FROM json_each(${params.add(JSON.stringify(values))}))`;
+  const json = params.add(JSON.stringify(values));
+  if (target.field) return `${target.sql} ${op.sql} (SELECT value FROM json_each(${json}))`;
+  // An extension value that reads as a number is also that number (as compareSql has it).
+  const numbers = `(SELECT value FROM json_each(${json}) WHERE type IN ('integer', 'real'))`;
+  const hit = `(${target.sql} IN (SELECT value FROM json_each(${json})) OR coalesce(svc_number(${target.sql}) IN ${numbers}, 0))`;
+  return op.negated ? `NOT ${hit}` : hit;
 }
 
 function patternSql(family: ResourceFamily, target: ResolvedPath, op: OperatorInfo, value: unknown, params: SqlParams): string {
