@@ -23,15 +23,18 @@ export interface RecordsView {
 
 /**
  * One object. As json/ndjson it is `value`; as a table it is `details` (label
- * and text pairs) followed by an optional table; as csv and tsv it is
- * `value`'s members as two columns (field, value: the values as JSON has
- * them, not the details' text; an object or array as its JSON).
+ * and text pairs) followed by an optional table; as csv and tsv it is that
+ * table's rows, or (with `csv: 'value'`, or no table) `value`'s members as two
+ * columns (field, value: the values as JSON has them, not the details' text;
+ * an object or array as its JSON).
  */
 export interface ObjectView {
   readonly kind: 'object';
   readonly value: unknown;
   readonly details: readonly (readonly [string, string])[];
   readonly table?: { readonly title: string; readonly columns: readonly Column[]; readonly rows: readonly Row[] };
+  /** What csv and tsv print: the table's rows (the default: describe's fields) or the value's members (whoami, whose table is a part of it). */
+  readonly csv?: 'table' | 'value';
 }
 
 /** Prose for people (help pages): written as it is in every format. */

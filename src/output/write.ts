@@ -59,7 +59,9 @@ async function writeObject(out: OutStream, view: ObjectView, opts: WriteOptions)
     case 'tsv': {
       const { writeCsvRows, writeTsvRows } = await import('./csv.js');
       const write = opts.format === 'csv' ? writeCsvRows : writeTsvRows;
-      // The whole object, field by field (a table beside the details, whoami's permissions, is one value among the others).
+      // The table's rows when they are the data (describe's fields); else the whole object, field by field (whoami's
+      // permissions one value among the others).
+      if (view.table && view.csv !== 'value') return write(out, view.table.columns, view.table.rows, opts);
       // The values themselves, as JSON gives them (numbers, not the table's names and local dates); labelled text only for a value that is no object.
       const rows = isPlainObject(view.value)
         ? Object.entries(view.value).map(([field, value]) => ({ field, value }))

@@ -37,5 +37,7 @@ export function sessionView(info: SessionInfo, instance: string): ObjectView {
     value: info,
     details,
     table: { title: 'permissions', columns: [{ key: 'permission' }, { key: 'access' }], rows },
+    // The permissions are one part of the session: csv and tsv carry all of it.
+    csv: 'value',
   };
 }
