@@ -40,9 +40,10 @@ export interface ProcessControl {
   readonly execPath: string;
   /**
    * Calls `fn` once when this process receives the signal; a repeat of the
-   * same signal right after (conf's writer re-raises it) is absorbed.
+   * same signal right after (conf's writer re-raises it) is absorbed. SIGHUP
+   * (the terminal closed): what is then written to the terminal is dropped.
    */
-  onceSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): void;
+  onceSignal(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', fn: () => void): void;
   /** Sends a signal (0 only probes); false when no such process exists. */
   kill(pid: number, signal: 'SIGTERM' | 'SIGKILL' | 0): boolean;
   /**

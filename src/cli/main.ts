@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Deps, InStream, ProcessControl } from './deps.js';
 import type { OutStream } from '../output/io.js';
 import { isHelpBuild, NEEDS_FULL_BUILD } from './help-build.js';
 import { holdOutputs, lazyOutput } from './stdout.js';
+import { runExitHooks } from '../util/exit-hooks.js';
 
 /**
  * The version baked in at build time, as src/version.ts has it; read here
@@ -157,6 +158,29 @@ function listenForSigterm(code: number): () => void {
   return onSigterm;
 }
 
+/**
+ * SIGHUP: the terminal is gone. What svc still writes to it fails (EIO), no fault of the command's; and
+ * at exit Node restores the modes of the terminal it started on, which a hung-up one refuses (Node then
+ * aborts, after the exit listeners): the terminal's descriptors are closed before that.
+ */
+let hangUpNoted = false;
+
+function hungUp(): void {
+  // Once per process, however many commands it runs (tests run many).
+  if (hangUpNoted) return;
+  hangUpNoted = true;
+  process.stderr.on('error', () => undefined);
+  process.once('exit', () => {
+    for (const fd of [0, 1, 2]) {
+      try {
+        if (fstatSync(fd).isCharacterDevice()) closeSync(fd);
+      } catch {
+        // closed already
+      }
+    }
+  });
+}
+
 /** Signals and child processes from `process`; node:child_process loads only when used. */
 export function processControl(): ProcessControl {
   return {
@@ -244,6 +268,7 @@ export function processControl(): ProcessControl {
       if (signal === 'SIGTERM') commandHandles.SIGTERM = true;
       process.once(signal, () => {
         process.once(signal, () => undefined);
+        if (signal === 'SIGHUP') hungUp();
         fn();
       });
     },
@@ -286,9 +311,23 @@ async function runCommand(argv: readonly string[]): Promise<number> {
   ]);
   noteStartupExtraCa(process.env.NODE_EXTRA_CA_CERTS);
   const sigterm = listenForSigterm(ExitCode.interrupted);
+  // A process.exit() that cuts a command short (a closed stdout, SIGTERM a third time) still removes its lock files.
+  if (!process.listeners('exit').includes(runExitHooks)) process.on('exit', runExitHooks);
   // The help build prints nothing before it knows it can finish (help-build.ts).
   const held = isHelpBuild ? holdOutputs(stdout, stderr) : undefined;
-  const code = await run(argv, processDeps(held));
+  // A command whose work can no longer finish (a promise nothing will settle: the event loop is empty) must not
+  // end as a silent exit 0, which a script would take for success.
+  const stranded = (): void => {
+    process.stderr.write('svc: internal error: the command stopped with its work unfinished (nothing left to wait for); please report it\n');
+    process.exit(ExitCode.failure);
+  };
+  process.on('beforeExit', stranded);
+  let code: number;
+  try {
+    code = await run(argv, processDeps(held));
+  } finally {
+    process.off('beforeExit', stranded);
+  }
   if (code === NEEDS_FULL_BUILD) {
     // The whole program runs the command again, with a fallback of its own.
     process.off('SIGTERM', sigterm);

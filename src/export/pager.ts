@@ -3,7 +3,8 @@
  * the last one seen, so records present for the whole run come exactly once
  * while others are inserted or deleted. A page that keeps failing with a
  * server error (after the client's own retries) is asked again, smaller, down
- * to one record; it is never skipped.
+ * to one record; it is never skipped. A service that cannot be reached at all
+ * (connection refused, no such host) fails the page at once.
  */
 import { SvcError } from '../errors.js';
 import { HttpStatusError, NetworkError } from '../http/errors.js';
@@ -53,10 +54,27 @@ const FAILURES_AT_ONE = 3;
 /** Successful pages at a reduced size before trying a larger one again. */
 const GROW_AFTER = 4;
 
-/** Whether a failure is the server's or the network's (worth asking again smaller), not the request's. */
+/** Whether a failure is the server's or the network's (worth asking again, later or smaller), not the request's. */
 export function isServerFailure(err: unknown): boolean {
   if (err instanceof NetworkError) return true;
   return err instanceof HttpStatusError && (err.status >= 500 || err.status === 429);
+}
+
+/**
+ * Failures before any request reached the service (refused, no route, no such host, a connection or TLS
+ * handshake that failed or timed out): the page's size has nothing to do with them.
+ */
+const BEFORE_THE_REQUEST = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EADDRNOTAVAIL', 'SVC_CONNECT_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Whether a page that failed so is worth asking again smaller: a server failure (5xx, 429, a timeout, a
+ * connection cut during the answer, an answer cut short), not a service svc could not reach at all (asked
+ * again at every size down to one record, that only delays the error).
+ */
+export function smallerMayHelp(err: unknown): boolean {
+  if (!isServerFailure(err)) return false;
+  if (!(err instanceof NetworkError) || err.code === undefined) return true;
+  return !BEFORE_THE_REQUEST.has(err.code) && !/CERT|TLS|SSL/.test(err.code);
 }
 
 /** The body of one page: the range, above `after`, sorted by ID. */
@@ -106,7 +124,7 @@ export async function* pagesOf<T>(fetch: FetchRows, q: PageQuery, range: IdRange
       page = await fetchPage(fetch, pageBody(q, range, after, size), q, after, size, newDigest(), opts.signal);
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
-      if (!isServerFailure(err) || (size === 1 && ++failuresAtOne >= FAILURES_AT_ONE)) throw err;
+      if (!smallerMayHelp(err) || (size === 1 && ++failuresAtOne >= FAILURES_AT_ONE)) throw err;
       size = Math.max(1, Math.floor(size / 2));
       streak = 0;
       opts.onShrink?.(size, err);

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { SvcError } from '../errors.js';
 import { writeWhole } from './atomic-file.js';
+import { atExit } from './exit-hooks.js';
 import { writeFailed } from './io-error.js';
 import { shown } from './shown.js';
 
@@ -131,9 +132,19 @@ export function describeOwner(owner: LockOwner | undefined): string {
 /**
  * Takes the lock at `path` for `what`, or throws a LockedError whose message
  * `refusal` makes from the holder and the lock file ("pid 42 ('svc …', since
- * …); lock FILE.svc-lock"), saying what the user can do.
+ * …); lock FILE.svc-lock"), saying what the user can do. A lock file that
+ * names no holder (not one svc wrote: unreadable, a directory, damaged) does
+ * not show that anything runs: `unnamed` words that case from the lock file's
+ * name (default: `refusal`, the holder said to be unknown, in an export's words).
  */
-export function acquireLock(path: string, what: string, procs: LockProcesses | undefined, now: () => number, refusal: (holder: string) => string): HeldLock {
+export function acquireLock(
+  path: string,
+  what: string,
+  procs: LockProcesses | undefined,
+  now: () => number,
+  refusal: (holder: string) => string,
+  unnamed: (lock: string) => string = (lock) => refusal(`${describeOwner(undefined)}; lock ${lock}`),
+): HeldLock {
   const owner: LockOwner = { pid: procs?.pid ?? null, host: hostname(), since: new Date(now()).toISOString(), what };
   const draft = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -153,7 +164,7 @@ export function acquireLock(path: string, what: string, procs: LockProcesses | u
       const seen = readOwner(path);
       if (!seen) continue; // released meanwhile: try again
       if (!isStale(path, seen, procs)) {
-        throw new LockedError(refusal(`${describeOwner(seen.owner)}; lock ${shown(path)}`), seen.owner);
+        throw new LockedError(seen.owner ? refusal(`${describeOwner(seen.owner)}; lock ${shown(path)}`) : unnamed(shown(path)), seen.owner);
       }
       takeOver(path, seen.ino);
     }
@@ -204,12 +215,12 @@ function heldLock(path: string, ino: number): HeldLock {
       return false;
     }
   };
-  return {
-    path,
-    isHeld,
-    release() {
-      if (mine.get(key) === ino) mine.delete(key);
-      if (isHeld()) rmSync(path, { force: true });
-    },
+  const release = (): void => {
+    forget();
+    if (mine.get(key) === ino) mine.delete(key);
+    if (isHeld()) rmSync(path, { force: true });
   };
+  // A process.exit() that cuts the command short (stdout closed by its reader) removes the lock as well.
+  const forget = atExit(release);
+  return { path, isHeld, release };
 }

@@ -1,8 +1,10 @@
 /**
  * The cursor file of `svc <family> watch --cursor-file FILE`: the watch's
  * state as JSON, written whole (util/atomic-file.ts) after each poll's lines
- * are out, read back strictly. It names the family and the query (filter,
- * search, fields as typed) it belongs to, so it never resumes another watch.
+ * are out, read back strictly. It names the instance of the service, the
+ * family and the query (filter, search, fields as typed) it belongs to, so it
+ * never resumes another watch. (A file from before it named the instance is
+ * taken by the first instance that resumes it, and names it from then on.)
  * A file svc could not have written (a link, a directory, too large, not
  * JSON, members missing or of the wrong kind) is refused, never guessed at.
  */
@@ -29,6 +31,8 @@ interface CursorJson {
   version: number;
   family: string;
   query: Fingerprint;
+  /** The instance URL (absent from files written before it was recorded: null). */
+  instance: string | null;
   cursor: number | null;
   floor: number | null;
   started: boolean;
@@ -41,13 +45,21 @@ interface CursorJson {
   edge: number | null;
 }
 
+/** What a cursor file belongs to: the instance (its URL), the family, the query as typed. */
+export interface CursorOwner {
+  readonly instance: string;
+  readonly family: string;
+  readonly query: Fingerprint;
+}
+
 /** Writes the state (atomically, mode 0600): a reader sees the previous state or this one. */
-export function saveCursor(path: string, family: string, query: Fingerprint, state: WatchState): void {
+export function saveCursor(path: string, owner: CursorOwner, state: WatchState): void {
   const json: CursorJson = {
     format: FORMAT,
     version: VERSION,
-    family,
-    query,
+    family: owner.family,
+    query: owner.query,
+    instance: owner.instance,
     cursor: state.cursor,
     floor: state.floor,
     started: state.started,
@@ -64,7 +76,8 @@ const damaged = (path: string, why: string): UsageError =>
   new UsageError(`the cursor file ${path} is damaged (${why}); remove it to start the watch afresh`);
 
 /** The state a cursor file holds, undefined when there is none; refuses a file that is not a cursor of this watch. */
-export function loadCursor(path: string, family: string, query: Fingerprint): WatchState | undefined {
+export function loadCursor(path: string, owner: CursorOwner): WatchState | undefined {
+  const { family, query, instance } = owner;
   let st;
   try {
     st = lstatSync(path);
@@ -83,7 +96,10 @@ export function loadCursor(path: string, family: string, query: Fingerprint): Wa
   }
   const json = asCursorJson(value, (why) => damaged(path, why));
   if (json.family !== family) throw new UsageError(`the cursor file ${path} belongs to a watch of ${shown(json.family)}, not ${family}; give another --cursor-file`);
-  if (canonical(json.query) !== canonical(query)) {
+  if (json.instance !== null && json.instance !== instance) {
+    throw new UsageError(`the cursor file ${path} belongs to a watch of the instance ${shown(json.instance)}, not ${shown(instance)}; point svc at that instance (--profile, --url or SVC_URL), or give another --cursor-file (the same instance at a new address: change "instance" in the file)`);
+  }
+  if (!sameQuery(json.query, query)) {
     throw new UsageError(`the cursor file ${path} belongs to a watch with other options (${shown(canonical(json.query))}); use the same --filter, --search and --fields, or another --cursor-file`);
   }
   const state: WatchState = {
@@ -119,11 +135,13 @@ function asCursorJson(v: unknown, fail: (why: string) => Error): CursorJson {
   if (typeof started !== 'boolean' || !isId(sinceReconcile)) throw fail('started or sinceReconcile of the wrong kind');
   const snapshot = own('snapshot') ?? null;
   const edge = own('edge') ?? null;
+  const instance = own('instance') ?? null;
+  if (instance !== null && typeof instance !== 'string') throw fail('instance not a URL');
   if (!isSecondsOrNull(edge) || (edge !== null && !started)) throw fail('edge not a number of seconds of a watch past its first poll');
   if (snapshot !== null && (!Array.isArray(snapshot) || snapshot.length !== 3 || !isId(snapshot[0]) || !isSecondsOrNull(snapshot[1]) || !isSecondsOrNull(snapshot[2]) || started)) {
     throw fail('snapshot not [ID, lastmodified or null, lastmodified or null] of a first poll');
   }
-  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail), edge };
+  return { format: FORMAT, version: VERSION, family, query: query as Fingerprint, instance, cursor, floor, started, sinceReconcile, snapshot: snapshot as [number, number | null, number | null] | null, known: checkRanges(own('known'), fail), window: checkWindow(own('window'), fail), edge };
 }
 
 function checkRanges(v: unknown, fail: (why: string) => Error): number[] {
@@ -148,6 +166,15 @@ function checkWindow(v: unknown, fail: (why: string) => Error): [number, number,
     }
   }
   return v as [number, number, number][];
+}
+
+/** Members of the query an older svc did not record (the hash of a filter read from stdin): a file without one resumes, and the next save records it. */
+const RECORDED_LATER = ['filterFileSha256'];
+
+/** Whether the saved query is this one. */
+function sameQuery(saved: Fingerprint, query: Fingerprint): boolean {
+  const missing = RECORDED_LATER.filter((k) => !Object.prototype.hasOwnProperty.call(saved, k));
+  return canonical(saved) === canonical(Object.fromEntries(Object.entries(query).filter(([k]) => !missing.includes(k))));
 }
 
 /** JSON with sorted keys, so two fingerprints compare by content. */

@@ -10,7 +10,8 @@
  *    query (delete);
  * 3. every `reconcileEvery` polls, the IDs matching now: a known one missing
  *    was deleted (delete). The first poll starts with this pass: the IDs
- *    matching then are the IDs known.
+ *    matching then are the IDs known (a resumed one writes the deletes it
+ *    finds after its upserts, as every poll does).
  * Lines go out page by page; the state follows each page once written, and
  * the cursor file is saved when a poll is done (and on every way out). New
  * IDs become known, and are saved, before their lines go out.
@@ -18,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { shortDuration } from '../util/duration.js';
-import { isServerFailure, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
+import { isServerFailure, pageBody, pagesOf, type Digest, type FetchRows, type PageQuery } from '../export/pager.js';
 import type { IdRange } from '../export/plan.js';
 import { localClock, newestStamp, ScanCursor } from '../export/service-clock.js';
 import type { OutStream } from '../output/io.js';
@@ -149,15 +150,18 @@ async function poll(o: WatchOptions): Promise<void> {
     };
   };
   const first = !s.started;
+  // A resumed first poll: the IDs known that match no more.
+  let gone: readonly number[] = [];
   if (first) {
     // The first poll's cursor is the service's newest stamp as it begins, taken once (a resumed one keeps it).
     s.snapshot ??= { after: 0, cursor: (await newestStamp(o.fetch, local?.now ?? Number.MAX_SAFE_INTEGER, o.warn, o.signal)) ?? null, low: null };
     // The first poll (again, after an interrupted one) starts from the IDs matching now, saved before any
-    // upsert; IDs known from the interrupted one that are gone get their delete.
+    // upsert; IDs known from the interrupted one that are gone get their delete after this poll's upserts
+    // (unless pass 1 finds them again), as every poll writes its lines.
     const ids = await matchingIds(o);
     if (s.known.size === 0) s.known = ids;
     else {
-      await reconcile(o, ids);
+      gone = s.known.minus(ids);
       s.known.addAll(ids);
     }
     o.save(s);
@@ -169,9 +173,10 @@ async function poll(o: WatchOptions): Promise<void> {
   const keepFrom = snapshot && snapshot.cursor !== null ? (lowerBound({ ...s, cursor: snapshot.cursor }, o.lagSeconds) ?? -Infinity) : -Infinity;
   // Asked before pass 1, so a record that changes between the two and still matches is in pass 1 as well.
   const changed = bound !== null && (query.filter || query.search) ? await changedIds(o, bound, pageSeen) : undefined;
-  // What pass 1 returned, for the records that left (pass 2).
+  // What pass 1 returned, for the records that left (pass 2) and those gone that came back.
   const seen = new IdSet();
-  const upserts: PageQuery = { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
+  const track = changed !== undefined || gone.length > 0;
+  const upserts = upsertQuery(query, sel, bound);
   let pages = 0;
   for await (const page of pagesOf(o.fetch, upserts, { after: from, upTo: null }, from, opts, collect)) {
     const lines: string[] = [];
@@ -183,7 +188,7 @@ async function poll(o: WatchOptions): Promise<void> {
       const id = Number(row[sel.idKey]);
       const lm = lmOf(row[sel.lmKey]);
       if (lm !== Number.MIN_SAFE_INTEGER && (low === null || lm < low)) low = lm;
-      if (changed) seen.add(id);
+      if (track) seen.add(id);
       see(lm);
       const text = JSON.stringify(shownRecord(row, sel));
       const hash = hashOf(text);
@@ -213,8 +218,10 @@ async function poll(o: WatchOptions): Promise<void> {
     if (snapshot && ++pages % SNAPSHOT_SAVE_PAGES === 0) o.save(s);
   }
   // Pass 2 (the IDs that left the query): only above where a resumed first poll went on; the ones below it were
-  // seen by the run it resumes, and a change since is stamped at or after its cursor, for the next poll.
-  if (changed) await writeDeletes(o, changed.minus(seen).filter((id) => id > from && s.known.has(id)));
+  // seen by the run it resumes, and a change since is stamped at or after its cursor, for the next poll. With the
+  // deletes of a resumed first poll, in one rising series.
+  const left = changed ? changed.minus(seen).filter((id) => id > from && s.known.has(id)) : [];
+  await writeDeletes(o, union(left, gone.filter((id) => !seen.has(id) && s.known.has(id))));
   if (first) {
     s.sinceReconcile = 0; // it compared IDs as it started
   } else if (s.sinceReconcile + 1 >= o.reconcileEvery) {
@@ -236,6 +243,27 @@ async function poll(o: WatchOptions): Promise<void> {
 function filterOf(filter: Record<string, unknown> | undefined, bound: number | null): { filter?: Record<string, unknown> } {
   if (bound === null) return filter ? { filter } : {};
   return { filter: andCondition(filter, 'lastmodified', { '>=': bound }) };
+}
+
+/** Pass 1's query: the user's, for the records changed at or after the bound (null: every record). */
+function upsertQuery(query: WatchQuery, sel: Selection, bound: number | null): PageQuery {
+  return { filterMember: query.filterMember, ...filterOf(query.filter, bound), ...(query.search ? { search: query.search } : {}), ...(sel.fields ? { fields: sel.fields } : {}), idKey: sel.idKey };
+}
+
+/**
+ * The body of the first page of pass 1 of the next poll from `state` (what --print-request shows: for a new
+ * watch, its first poll's, with --since's bound), as poll() asks it.
+ */
+export function firstPageBody(query: WatchQuery, sel: Selection, state: WatchState, lagSeconds: number, pageSize: number): Record<string, unknown> {
+  const from = state.started ? 0 : (state.snapshot?.after ?? 0);
+  return pageBody(upsertQuery(query, sel, lowerBound(state, lagSeconds)), { after: from, upTo: null }, from, pageSize);
+}
+
+/** Two rising lists of IDs as one, each ID once. */
+function union(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
 
 /**
@@ -265,18 +293,20 @@ async function matchingIds(o: WatchOptions): Promise<IdSet> {
 
 /** A known ID not matching any more was deleted. */
 async function reconcile(o: WatchOptions, matching: IdSet): Promise<void> {
-  const gone = o.state.known.minus(matching);
-  for (let i = 0; i < gone.length; i += ID_PAGE) await writeDeletes(o, gone.slice(i, i + ID_PAGE));
+  await writeDeletes(o, o.state.known.minus(matching));
 }
 
-/** Writes a delete for each ID (rising), then forgets them. */
-async function writeDeletes(o: WatchOptions, ids: readonly number[]): Promise<void> {
+/** Writes a delete for each ID (rising), ID_PAGE lines at a time, forgetting each batch once it is out. */
+async function writeDeletes(o: WatchOptions, all: readonly number[]): Promise<void> {
   const family = JSON.stringify(o.family);
-  const lines = ids.map((id) => `{"op":"delete","family":${family},"record":{"ID":${id}}}\n`);
-  await writeLines(o, lines, [
-    () => {
-      o.state.known.deleteSorted(ids);
-      for (const id of ids) o.state.window.delete(id);
-    },
-  ]);
+  for (let i = 0; i < all.length; i += ID_PAGE) {
+    const ids = all.slice(i, i + ID_PAGE);
+    const lines = ids.map((id) => `{"op":"delete","family":${family},"record":{"ID":${id}}}\n`);
+    await writeLines(o, lines, [
+      () => {
+        o.state.known.deleteSorted(ids);
+        for (const id of ids) o.state.window.delete(id);
+      },
+    ]);
+  }
 }

@@ -89,8 +89,8 @@ export class LineCapture extends Capture {
   }
 }
 
-/** Process control for an in-process run whose SIGINT/SIGTERM handlers the test can call. */
-export function signalProcesses(): ProcessControl & { raise(signal: 'SIGINT' | 'SIGTERM'): void } {
+/** Process control for an in-process run whose SIGINT/SIGTERM/SIGHUP handlers the test can call. */
+export function signalProcesses(): ProcessControl & { raise(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'): void } {
   const handlers = new Map<string, () => void>();
   return {
     ...testProcesses(),

@@ -2,6 +2,7 @@
 import { findFamily, type ResourceFamily } from '../../../catalogue/index.js';
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import { parseCount, parseFields, type Selected } from '../../../records/query-body.js';
 import { MAX_TIMER_MS, parseDuration } from '../../../util/duration.js';
 import { toFilterOptions, type FilterOptions } from '../filter-flags.js';
@@ -45,6 +46,8 @@ export function toWatchOptions(family: ResourceFamily, flags: Readonly<Record<st
   for (const s of selected ?? []) {
     // Every line names its record by "ID" (a delete carries only that), and the watch's own keys start with __svc_.
     if (s.name.toLowerCase() === 'id' && s.path !== 'ID') throw new UsageError(`--fields: 'ID' names the record's ID in every line, not ${s.path}; give that field another name (alias=path)`);
+    // … under that name, in an upsert as in a delete ({"ID":n}): the ID under another name would not match its deletes.
+    if (s.path === 'ID' && s.name !== 'ID') throw new UsageError(`--fields: the ID is written as "ID" in every line (a delete carries only {"ID":n}), not as ${shown(s.name, 80)}; give it as ID`);
     if (s.name.startsWith('__svc_')) throw new UsageError(`--fields: names starting with __svc_ are the watch's own; give ${s.path} another name (alias=path)`);
   }
   return {

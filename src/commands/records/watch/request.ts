@@ -4,13 +4,15 @@
  * the fingerprint of those flags as typed that ties a cursor file to it.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Context } from '../../../cli/context.js';
+import type { InStream } from '../../../cli/deps.js';
 import { queryBody } from '../../../records/query-body.js';
 import type { WatchQuery } from '../../../watch/engine.js';
 import { refuseReferencePaths } from '../../../records/followed-paths.js';
 import { shellQuote } from '../../../util/shell-quote.js';
-import { buildFilter, filterMemberOf } from '../filter-flags.js';
+import { buildFilter, filterMemberOf, readFilterFile } from '../filter-flags.js';
+import { UsageError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import type { WatchOptions } from './options.js';
 
 export interface WatchRequest {
@@ -22,7 +24,7 @@ export interface WatchRequest {
 }
 
 export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<WatchRequest> {
-  const filter = await buildFilter(opts.family, opts, ctx);
+  const { filter, filterText } = await filterOnce(opts, ctx);
   refuseReferencePaths(opts.family, 'watch', (opts.selected ?? []).map((f) => f.path), filter);
   const filterMember = await filterMemberOf(ctx);
   const fields = opts.selected ? (queryBody({ filterMember, fields: opts.selected }).fields as Record<string, string>) : undefined;
@@ -33,8 +35,8 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
       filter: given(opts.filter),
       filterJson: given(opts.filterJson),
       filterFile: opts.filterFile,
-      // What the file said, not only its name: a cursor file never resumes with another filter.
-      filterFileSha256: opts.filterFile !== undefined && opts.filterFile !== '-' ? createHash('sha256').update(readFileSync(opts.filterFile, 'utf8').trim()).digest('hex') : undefined,
+      // What the file (or stdin) said, not only its name: a cursor file never resumes with another filter.
+      filterFileSha256: filterText !== undefined ? createHash('sha256').update(filterText.trim()).digest('hex') : undefined,
       search: opts.search,
       tz: opts.tz,
       fields: opts.fields,
@@ -46,6 +48,41 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
     ...(fields ? { fields } : {}),
     fingerprint,
   };
+}
+
+/**
+ * The filter, and the text of --filter-file, read once: what ties the cursor file is what the filter was built
+ * from (a file changed between two reads, standard input, a FIFO or `<(command)`, can be read only once).
+ * buildFilter reads that text as standard input; its messages name the file.
+ */
+async function filterOnce(opts: WatchOptions, ctx: Context): Promise<{ filter?: Record<string, unknown>; filterText?: string }> {
+  const file = opts.filterFile;
+  if (file === undefined) {
+    const filter = await buildFilter(opts.family, opts, ctx);
+    return filter ? { filter } : {};
+  }
+  const filterText = await readFilterFile(file, ctx);
+  let filter: Record<string, unknown> | undefined;
+  try {
+    filter = await buildFilter(opts.family, { ...opts, filterFile: '-' }, withStdin(ctx, filterText));
+  } catch (err) {
+    const as = '--filter-file -';
+    if (file === '-' || !(err instanceof UsageError) || !err.message.startsWith(as)) throw err;
+    throw new UsageError(`--filter-file ${shown(file)}${err.message.slice(as.length)}`);
+  }
+  return { ...(filter ? { filter } : {}), filterText };
+}
+
+/** The context with standard input replaced by `text` (read already), for buildFilter to read again. */
+function withStdin(ctx: Context, text: string): Context {
+  const stdin: InStream = {
+    isTTY: false,
+    async *[Symbol.asyncIterator]() {
+      yield text;
+    },
+    pause: () => undefined,
+  };
+  return { ...ctx, deps: { ...ctx.deps, stdin } };
 }
 
 /** The command line, for the lock file (who holds the cursor). */

@@ -2,19 +2,22 @@
  * `svc <family> watch`: builds the query as query does, takes the cursor
  * file's lock and state (or starts afresh: a snapshot, or from --since),
  * connects, and hands over to the poll loop in src/watch/. Stops cleanly on
- * SIGINT/SIGTERM (cursor saved, exit 130). When the reader of standard output
- * goes away, src/cli/main.ts ends the process quietly (exit 0) as for every
- * command: the cursor file then holds the last poll completed, the state a
- * crash leaves (nothing missed; that poll's lines may come again).
+ * SIGINT, SIGTERM and SIGHUP (cursor saved, exit 130). When the reader of
+ * standard output goes away, src/cli/main.ts ends the process quietly (exit 0)
+ * as for every command, and the lock goes with it (util/exit-hooks.ts): the
+ * cursor file then holds the last poll completed, the state a crash leaves
+ * (nothing missed; that poll's lines may come again).
  */
 import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../../../cli/context.js';
 import { UsageError } from '../../../errors.js';
+import { parseInstanceUrl } from '../../../http/urls.js';
 import { jsonLine } from '../../../output/json.js';
 import { shown } from '../../../util/shown.js';
 import { queryFetcher } from '../../../records/query.js';
 import { lockProcessesOf, type HeldLock } from '../../../util/file-lock.js';
+import { shortDuration } from '../../../util/duration.js';
 import { interruptSignal } from '../../../util/interrupt.js';
 import type { WatchState } from '../../../watch/state.js';
 import type { WatchOptions } from './options.js';
@@ -28,11 +31,15 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
   // --since is checked before anything else happens (a bad date is a usage error, nothing sent).
   const since = opts.since !== undefined ? (await import('./since.js')).parseSince(opts.since, deps.now(), opts.tz) : null;
   const req = await toWatchRequest(opts, ctx);
-  const [{ runWatch }, { watchSelection }] = await Promise.all([import('../../../watch/engine.js'), import('../../../watch/selection.js')]);
+  const [{ runWatch, firstPageBody }, { watchSelection }, { freshState }] = await Promise.all([
+    import('../../../watch/engine.js'),
+    import('../../../watch/selection.js'),
+    import('../../../watch/state.js'),
+  ]);
   const selection = watchSelection(req.fields);
   if (opts.explain || opts.printRequest) {
-    const { pageBody } = await import('../../../export/pager.js');
-    const body = pageBody({ ...req.query, ...(selection.fields ? { fields: selection.fields } : {}), idKey: selection.idKey }, { after: 0, upTo: null }, 0, opts.pageSize);
+    // A new watch's first page, as its first poll asks it (with --since's bound).
+    const body = firstPageBody(req.query, selection, freshState(since), opts.lagSeconds, opts.pageSize);
     deps.stdout.write(`${jsonLine(deps.stdout)(opts.explain ? (req.query.filter ?? {}) : body, 2)}\n`);
     return;
   }
@@ -40,7 +47,7 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
   const cursor = await openCursor(opts, ctx, req.fingerprint, since);
   try {
     const { client } = await ctx.connect({ token: true });
-    if (deps.stderr.isTTY) deps.stderr.write(`svc: watching ${family.name} every ${opts.intervalMs}ms (Ctrl-C to stop)\n`);
+    if (deps.stderr.isTTY) deps.stderr.write(`svc: watching ${family.name} every ${shortDuration(opts.intervalMs)} (Ctrl-C to stop)\n`);
     await runWatch({
       family: family.name,
       query: req.query,
@@ -65,6 +72,10 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
   }
 }
 
+/** The longest name a file system takes (bytes), and what svc adds to the cursor file's for the longest it keeps beside it (FILE.svc-lock.<12 hex>.stale, a dead holder's lock moved aside). */
+const MAX_NAME_BYTES = 255;
+const BESIDE_BYTES = '.svc-lock.'.length + 12 + '.stale'.length;
+
 /** Where the watch starts and keeps its state: the cursor file (locked, read or created), or memory only. */
 interface OpenCursor {
   readonly state: WatchState;
@@ -86,12 +97,25 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
   const dir = dirname(file);
   if (!existsSync(dir)) throw new UsageError(`--cursor-file ${shown(file)}: the directory ${shown(dir)} does not exist; create it first`);
   if (!statSync(dir).isDirectory()) throw new UsageError(`--cursor-file ${shown(file)}: ${shown(dir)} is not a directory`);
+  const tooLong = (): UsageError =>
+    new UsageError(`--cursor-file ${shown(file)}: the name is too long for the files svc keeps beside it (FILE.svc-lock and its drafts); give a name of at most ${MAX_NAME_BYTES - BESIDE_BYTES} bytes`);
+  if (Buffer.byteLength(basename(file)) + BESIDE_BYTES > MAX_NAME_BYTES) throw tooLong();
+  // The instance the watch reads: a cursor file is never resumed against another one.
+  const owner = { instance: parseInstanceUrl((await ctx.target()).instanceUrl).instance, family: opts.family.name, query: fingerprint };
   const refusal = (holder: string): string => `another watch with the cursor file ${shown(file)} is running (${holder}); stop it first, or give another --cursor-file`;
-  const lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcessesOf(deps.processes), () => deps.now(), refusal);
+  const unnamed = (lock: string): string => `the lock ${lock} of the cursor file ${shown(file)} does not say which process holds it (it is not a lock file svc can read); remove it if no watch with that cursor file is running`;
+  let lock: HeldLock;
   try {
-    const saved = loadCursor(file, opts.family.name, fingerprint);
+    lock = acquireLock(`${file}.svc-lock`, commandText(opts), lockProcessesOf(deps.processes), () => deps.now(), refusal, unnamed);
+  } catch (err) {
+    // A file system whose names are shorter than most.
+    if ((err as NodeJS.ErrnoException).code === 'ENAMETOOLONG') throw tooLong();
+    throw err;
+  }
+  try {
+    const saved = loadCursor(file, owner);
     if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${shown(file)} holds one already; drop --since to resume it, or remove the file`);
-    const save = (s: WatchState): void => saveCursor(file, opts.family.name, fingerprint, s);
+    const save = (s: WatchState): void => saveCursor(file, owner, s);
     const state = saved ?? freshState(since);
     if (!saved) save(state);
     return { state, save, lock };
