@@ -6,9 +6,11 @@
  *   4. the OS keychain     (keychain)
  *   5. a plain file, only if the profile opted in with --insecure-storage (plain file)
  */
-import { closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { platform } from 'node:os';
+import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { inputStream, openInput, readOpened, ReadBoundError, type OpenedInput } from '../util/read-bounded.js';
 import { shown as shownText } from '../util/shown.js';
 import { parseGrant, type OAuthGrant } from './oauth/grant.js';
 import { KeychainUnavailableError, accountName, type CredentialStore } from './store.js';
@@ -69,61 +71,62 @@ function checkToken(token: string, where: string): string {
 }
 
 /**
- * The text of a token file. A regular file larger than a token can be is
- * refused unread; a pipe or FIFO (`<(vault read …)`, a named pipe) is read
- * as it is written, for at most `waitMs`, so a FIFO nobody writes to never
- * holds svc.
+ * The text of a token file, and its mode. A regular file larger than a token
+ * can be is refused unread; a pipe or FIFO (`<(vault read …)`, a named pipe)
+ * is read as it is written, for at most `waitMs`, so a FIFO nobody writes to
+ * never holds svc; a terminal (`/dev/stdin`: type the token, then Ctrl-D) is
+ * read through the event loop, so SIGINT and SIGTERM end svc while it waits.
+ * The file is opened without waiting and judged by its descriptor
+ * (src/util/read-bounded.ts).
  */
-async function tokenFileText(file: string, waitMs: number): Promise<string> {
+async function tokenFileText(file: string, waitMs: number): Promise<{ text: string; mode: number }> {
   const shown = `token file '${shownText(file)}'`;
   const cannot = (err: unknown): UsageError => new UsageError(`cannot read ${shown} (${(err as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
-  let st;
+  let input: OpenedInput;
   try {
-    st = statSync(file);
+    input = await openInput(file);
   } catch (err) {
     throw cannot(err);
   }
-  if (st.isDirectory()) throw new UsageError(`${shown} is a directory; give the file that holds the token`);
-  if (st.isFile()) {
-    if (st.size > MOST_BYTES) throw new UsageError(`${shown} is ${st.size.toLocaleString('en-US')} bytes, too large to be a token; check the path`);
+  const mode = input.stats.mode;
+  const tooMuch = (): UsageError => new UsageError(`${shown} gave more than ${MOST_BYTES.toLocaleString('en-US')} bytes, too much to be a token; check the path`);
+  if (input.kind === 'file') {
+    if (input.stats.isDirectory() || (input.stats.isFile() && input.stats.size > MOST_BYTES)) {
+      closeSync(input.fd);
+      if (input.stats.isDirectory()) throw new UsageError(`${shown} is a directory; give the file that holds the token`);
+      throw new UsageError(`${shown} is ${input.stats.size.toLocaleString('en-US')} bytes, too large to be a token; check the path`);
+    }
+    // A regular file, or a device (/dev/null; /dev/zero has no end, so never read past what a token file can hold).
     try {
-      return readFileSync(file, 'utf8');
+      return { text: (await readOpened(input, { maxBytes: MOST_BYTES })).toString('utf8'), mode };
     } catch (err) {
-      throw cannot(err);
+      throw err instanceof ReadBoundError ? tooMuch() : cannot(err);
     }
   }
-  if (!st.isFIFO() && !st.isSocket()) return deviceText(file, shown, cannot);
-  // Opened without waiting for a writer (a FIFO's open blocks until one comes, in a thread no timer can stop),
-  // then read as a pipe: what is written, up to its end, or nothing more after waitMs.
-  const { Socket } = await import('node:net');
-  let fd: number;
+  let stream: Readable;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    stream = await inputStream(input);
   } catch (err) {
+    closeSync(input.fd);
     throw cannot(err);
   }
-  return new Promise<string>((resolve, reject) => {
+  const timed = input.kind === 'pipe';
+  const text = await new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let stream: InstanceType<typeof Socket>;
-    try {
-      stream = new Socket({ fd, readable: true, writable: false });
-    } catch (err) {
-      closeSync(fd);
-      reject(cannot(err));
-      return;
-    }
     const stop = (err?: Error): void => {
       clearTimeout(timer);
       stream.destroy();
       if (err) reject(err);
       else resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    // What came by then is the token (a writer that keeps the pipe open after writing it); nothing is an error.
+    // A pipe: what came by then is the token (a writer that keeps the pipe open after writing it); nothing is an error.
+    // A terminal: as long as the person takes (Ctrl-C ends it).
     const timer = setTimeout(
       () => (size > 0 ? stop() : stop(new UsageError(`${shown} gave no token within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`} (a pipe nobody writes to?); check what writes it`))),
-      waitMs,
+      timed ? waitMs : 2 ** 31 - 1,
     );
+    if (!timed) timer.unref();
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += buf.length;
@@ -133,44 +136,16 @@ async function tokenFileText(file: string, waitMs: number): Promise<string> {
     stream.on('end', () => stop());
     stream.on('error', (err) => stop(cannot(err)));
   });
-}
-
-/**
- * A device's text (`/dev/stdin` on a terminal, up to Ctrl-D; `/dev/null`),
- * read to its end but never past what a token file can hold (`/dev/zero`
- * has no end).
- */
-function deviceText(file: string, shown: string, cannot: (err: unknown) => UsageError): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    throw cannot(err);
-  }
-  try {
-    const buf = Buffer.alloc(MOST_BYTES + 1);
-    let size = 0;
-    for (;;) {
-      const n = readSync(fd, buf, size, buf.length - size, null);
-      if (n === 0) break;
-      size += n;
-      if (size > MOST_BYTES) throw new UsageError(`${shown} gave more than ${MOST_BYTES.toLocaleString('en-US')} bytes, too much to be a token; check the path`);
-    }
-    return buf.subarray(0, size).toString('utf8');
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw cannot(err);
-  } finally {
-    closeSync(fd);
-  }
+  return { text, mode };
 }
 
 /** Reads a token file: trimmed, one token; warns when others may read it. */
 export async function readTokenFile(file: string, warn: (message: string) => void, waitMs = 30_000): Promise<string> {
-  const token = (await tokenFileText(file, waitMs)).trim();
+  const read = await tokenFileText(file, waitMs);
+  const token = read.text.trim();
   if (!token) throw new UsageError(`token file '${shownText(file)}' is empty`);
   checkToken(token, `token file '${shownText(file)}'`);
-  const mode = statSync(file).mode & 0o777;
+  const mode = read.mode & 0o777;
   if (platform() !== 'win32' && (mode & 0o077) !== 0) {
     warn(`warning: token file ${shownText(file)} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${file}`);
   }

@@ -43,13 +43,34 @@ function stdoutStream(): NodeJS.WriteStream {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // A closed pipe (svc … | head) is not an error: stop quietly.
     if (err.code === 'EPIPE') process.exit(0);
+    if (terminalGone(err, process.stdout)) return;
     stdoutFailed ??= err;
   });
   return process.stdout;
 }
 
+/** process.stderr, with a terminal that hung up handled as its SIGHUP; any other failure as Node has it. */
+function stderrStream(): NodeJS.WriteStream {
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (!terminalGone(err, process.stderr)) throw err;
+  });
+  return process.stderr;
+}
+
+/**
+ * EIO writing to a terminal: the terminal hung up, and its SIGHUP may come after the write failed. It is
+ * handled as that SIGHUP (a long command saves what it keeps and exits 130; any other ends by the signal),
+ * not as a failed write, and the terminal's descriptors are closed at exit (hungUp).
+ */
+function terminalGone(err: NodeJS.ErrnoException, stream: NodeJS.WriteStream): boolean {
+  if (err.code !== 'EIO' || !stream.isTTY) return false;
+  hungUp();
+  process.kill(process.pid, 'SIGHUP');
+  return true;
+}
+
 const stdout = lazyOutput(1, stdoutStream);
-const stderr = lazyOutput(2, () => process.stderr);
+const stderr = lazyOutput(2, stderrStream);
 
 /** The real Deps: the only place svc touches `process`. */
 export function processDeps(outputs: { stdout: OutStream; stderr: OutStream } = { stdout, stderr }): Deps {
@@ -82,19 +103,30 @@ async function* chunksOf(s: NodeJS.ReadStream): AsyncGenerator<Buffer | string> 
     ended = true;
     wake?.();
   };
+  let failed: NodeJS.ErrnoException | undefined;
+  const onError = (err: NodeJS.ErrnoException): void => {
+    failed = err;
+    wake?.();
+  };
   s.on('data', onData);
   s.on('end', onEnd);
+  s.on('error', onError);
   s.resume();
   try {
     for (;;) {
       const next = queue.shift();
       if (next !== undefined) yield next;
-      else if (ended || s.readableEnded) return;
+      else if (failed) {
+        // Standard input that cannot be read (open for writing only, a closed descriptor): one line, exit 2.
+        const { UsageError } = await import('../errors.js');
+        throw new UsageError(`cannot read standard input (${failed.code ?? failed.message}); give the input another way, or run svc with a readable standard input`);
+      } else if (ended || s.readableEnded) return;
       else await new Promise<void>((r) => (wake = r));
     }
   } finally {
     s.off('data', onData);
     s.off('end', onEnd);
+    s.off('error', onError);
     s.pause();
   }
 }
@@ -267,7 +299,18 @@ export function processControl(): ProcessControl {
     onceSignal: (signal, fn) => {
       if (signal === 'SIGTERM') commandHandles.SIGTERM = true;
       process.once(signal, () => {
-        process.once(signal, () => undefined);
+        if (signal === 'SIGTERM') process.once(signal, () => undefined);
+        else {
+          // The repeat right after is absorbed (conf re-raises it); one more ends svc at once, exit 130, as a third
+          // SIGTERM does (onSigterm): process.exit runs the exit hooks, so no lock file is left.
+          let repeats = 0;
+          const again = (): void => {
+            if (++repeats < 2) return;
+            process.stderr.write(`svc: interrupted by ${signal} (again: stopping now)\n`);
+            process.exit(130);
+          };
+          process.on(signal, again);
+        }
         if (signal === 'SIGHUP') hungUp();
         fn();
       });
@@ -328,6 +371,9 @@ async function runCommand(argv: readonly string[]): Promise<number> {
   } finally {
     process.off('beforeExit', stranded);
   }
+  // The terminal hung up: a command that failed on its dead terminal (a write's EIO before the SIGHUP came)
+  // was interrupted by the hang-up, as the one that saw the SIGHUP first says.
+  if (hangUpNoted && code !== 0 && code !== NEEDS_FULL_BUILD) code = ExitCode.interrupted;
   if (code === NEEDS_FULL_BUILD) {
     // The whole program runs the command again, with a fallback of its own.
     process.off('SIGTERM', sigterm);

@@ -11,11 +11,9 @@ import { InterruptedError } from '../errors.js';
 export type OnceSignal = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', fn: () => void) => void;
 
 /** Aborts on the first SIGINT, SIGTERM or SIGHUP; `after` follows "interrupted by SIGINT" in the message (e.g. what was kept). */
-export function interruptSignal(onceSignal: OnceSignal | undefined, after = ''): AbortSignal {
+export function interruptSignal(onceSignal: OnceSignal | undefined, after = '', signals: readonly ('SIGINT' | 'SIGTERM' | 'SIGHUP')[] = ['SIGINT', 'SIGTERM', 'SIGHUP']): AbortSignal {
   const controller = new AbortController();
   const on = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}${after}`));
-  onceSignal?.('SIGINT', on('SIGINT'));
-  onceSignal?.('SIGTERM', on('SIGTERM'));
-  onceSignal?.('SIGHUP', on('SIGHUP'));
+  for (const signal of signals) onceSignal?.(signal, on(signal));
   return controller.signal;
 }

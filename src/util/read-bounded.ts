@@ -1,16 +1,26 @@
 /**
- * A file named on the command line, read without blocking the process: a
- * regular file or a device (`/dev/stdin` on a terminal) through Node's
- * asynchronous reads, a FIFO or a process substitution (`<(producer)`) as a
- * pipe. So Ctrl-C and SIGTERM act at once while it is read, a device such as
- * /dev/zero is not read past `maxBytes`, and a pipe that goes quiet for
- * `waitMs` (one nobody opened for writing, or a producer that stalled) ends
- * the read instead of holding svc forever. A FIFO's open would block until a
- * writer comes, in a thread no timer can stop: it is opened without waiting
- * (as the token file's FIFO is, src/auth/chain.ts).
+ * A file named on the command line, opened and read without blocking the
+ * process. It is opened with O_NONBLOCK (a FIFO's open would otherwise wait
+ * for a writer, in a thread no signal can stop) and what it is comes from
+ * the open DESCRIPTOR (fstat, never a second look at the path, which another
+ * process could swap meanwhile). Then a regular file or a device other than
+ * a terminal is read through Node's asynchronous reads, bounded by
+ * `maxBytes` (/dev/zero never ends); a terminal (`/dev/stdin` on one) and a
+ * pipe (a FIFO, `<(producer)`) through the event loop, never by a blocking
+ * read in the thread pool, so Ctrl-C and SIGTERM end svc at once while
+ * nobody types or writes. A pipe that goes quiet for `waitMs` ends the read
+ * instead of holding svc forever. `--token-file` (src/auth/chain.ts) and
+ * `import --from` open their files here too.
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { close, constants, fstat, open, read, readlinkSync, readSync, type Stats } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { isatty } from 'node:tty';
+import { promisify } from 'node:util';
+
+const openAsync = promisify(open);
+const fstatAsync = promisify(fstat);
+const closeAsync = promisify(close);
+const readAsync = promisify(read);
 
 /** Why a read stopped short: more than `maxBytes`, or a pipe quiet for `waitMs` (`received` bytes had come). */
 export class ReadBoundError extends Error {
@@ -26,10 +36,65 @@ export class ReadBoundError extends Error {
 export interface ReadBounds {
   /** The most bytes read; past it, a ReadBoundError('too-large'). */
   readonly maxBytes: number;
-  /** How long a pipe may give nothing (before its first byte, or between two) before a ReadBoundError('quiet'); absent: as long as it takes (Ctrl-C ends it). */
+  /** How long a pipe may give nothing (before its first byte, or between two) before a ReadBoundError('quiet'); absent: as long as it takes (Ctrl-C ends it). A terminal is never timed: a person types. */
   readonly waitMs?: number;
-  /** Told once when a FIFO has no writer yet (so a person knows what svc waits for). */
+  /** Told once when a named FIFO has no writer yet (so a person knows what svc waits for); never for an anonymous pipe (`<(…)`), whose writer exists or existed. */
   readonly onWait?: () => void;
+}
+
+/** A file opened for reading without blocking: what it is, and its descriptor (the caller reads it, then closes it, or hands it to `inputStream`). */
+export interface OpenedInput {
+  readonly fd: number;
+  /** fstat of the descriptor. */
+  readonly stats: Stats;
+  /** 'file': a regular file or a device other than a terminal (asynchronous reads); 'pipe': a FIFO or socket; 'terminal': a tty. */
+  readonly kind: 'file' | 'pipe' | 'terminal';
+  /** For a pipe: a named FIFO (one that may have no writer yet), not an anonymous pipe (`<(…)`, /dev/stdin on a pipe). */
+  readonly namedFifo: boolean;
+}
+
+/** Whether the pipe open at `fd` is anonymous (pipefs: `<(…)`, a shell's `|`), as /proc says; elsewhere, by the name it was opened by. */
+function anonymousPipe(fd: number, path: string): boolean {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`).startsWith('pipe:');
+  } catch {
+    return /^\/dev\/(fd\/\d+|stdin)$/.test(path);
+  }
+}
+
+/**
+ * Opens `path` for reading without waiting (O_NONBLOCK: a FIFO without a writer opens at once; O_NOCTTY: a
+ * terminal never becomes svc's controlling one) and tells what it is from the descriptor. A failure is Node's
+ * error (its `code`: ENOENT, EACCES, ENXIO for a socket file, …).
+ */
+export async function openInput(path: string): Promise<OpenedInput> {
+  const fd = await openAsync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
+  try {
+    const stats = await fstatAsync(fd);
+    const kind = stats.isFIFO() || stats.isSocket() ? 'pipe' : stats.isCharacterDevice() && isatty(fd) ? 'terminal' : 'file';
+    return { fd, stats, kind, namedFifo: kind === 'pipe' && stats.isFIFO() && !anonymousPipe(fd, path) };
+  } catch (err) {
+    await closeAsync(fd).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * A stream of an opened input, which owns its descriptor from then on (destroying it closes it): a terminal
+ * as a tty.ReadStream and a pipe as a socket, both read through the event loop; a file through
+ * asynchronous reads.
+ */
+export async function inputStream(input: OpenedInput, highWaterMark = 64 * 1024): Promise<Readable> {
+  if (input.kind === 'terminal') {
+    const { ReadStream } = await import('node:tty');
+    return new ReadStream(input.fd);
+  }
+  if (input.kind === 'pipe') {
+    const { Socket } = await import('node:net');
+    return new Socket({ fd: input.fd, readable: true, writable: false });
+  }
+  const { createReadStream } = await import('node:fs');
+  return createReadStream('', { fd: input.fd, highWaterMark });
 }
 
 /**
@@ -37,41 +102,23 @@ export interface ReadBounds {
  * or read is Node's error (its `code`: ENOENT, EACCES, EISDIR, …).
  */
 export async function readBounded(path: string, bounds: ReadBounds): Promise<Buffer> {
-  const st = await stat(path);
-  if (st.isFIFO() || st.isSocket()) return readPipe(path, bounds);
-  const handle = await open(path, 'r');
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, bounds.maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      if (total > bounds.maxBytes) throw new ReadBoundError('too-large', total);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks, total);
-  } finally {
-    await handle.close();
-  }
+  return readOpened(await openInput(path), bounds);
 }
 
-/** A FIFO (or socket file): what is written, up to its end, or an error once it is quiet for `waitMs`. */
-async function readPipe(path: string, bounds: ReadBounds): Promise<Buffer> {
-  const { Socket } = await import('node:net');
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+/** The bytes of an opened input (its descriptor closed after), read to its end within the bounds. */
+export async function readOpened(input: OpenedInput, bounds: ReadBounds): Promise<Buffer> {
+  if (input.kind === 'file') return readFile(input.fd, bounds);
   const chunks: Buffer[] = [];
   let total = 0;
-  if (bounds.onWait) {
-    // A first read says whether a writer is there: 0 bytes, none yet (EAGAIN: one is, and has not written).
+  if (input.kind === 'pipe' && input.namedFifo && bounds.onWait) {
+    // A first read says whether a writer is there: 0 bytes, none (yet); EAGAIN, one is and has not written.
     const probe = Buffer.alloc(64 * 1024);
     let got = -1;
     try {
-      got = readSync(fd, probe);
+      got = readSync(input.fd, probe);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') {
-        closeSync(fd);
+        await closeAsync(input.fd).catch(() => undefined);
         throw err;
       }
     }
@@ -81,23 +128,23 @@ async function readPipe(path: string, bounds: ReadBounds): Promise<Buffer> {
       total = got;
     }
   }
+  let stream: Readable;
+  try {
+    stream = await inputStream(input);
+  } catch (err) {
+    await closeAsync(input.fd).catch(() => undefined);
+    throw err;
+  }
   return new Promise<Buffer>((resolve, reject) => {
-    let stream: InstanceType<typeof Socket>;
-    try {
-      stream = new Socket({ fd, readable: true, writable: false });
-    } catch (err) {
-      closeSync(fd);
-      reject(err);
-      return;
-    }
+    const waitMs = input.kind === 'pipe' ? bounds.waitMs : undefined;
     const stop = (err?: unknown): void => {
       clearTimeout(timer);
       stream.destroy();
       if (err) reject(err);
       else resolve(Buffer.concat(chunks, total));
     };
-    const timer = setTimeout(() => stop(new ReadBoundError('quiet', total)), bounds.waitMs ?? 2 ** 31 - 1);
-    if (bounds.waitMs === undefined) timer.unref();
+    const timer = setTimeout(() => stop(new ReadBoundError('quiet', total)), waitMs ?? 2 ** 31 - 1);
+    if (waitMs === undefined) timer.unref();
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       total += buf.length;
@@ -108,4 +155,23 @@ async function readPipe(path: string, bounds: ReadBounds): Promise<Buffer> {
     stream.on('end', () => stop());
     stream.on('error', (err) => stop(err));
   });
+}
+
+/** A regular file or a device other than a terminal: asynchronous reads up to its end, never past `maxBytes`. */
+async function readFile(fd: number, bounds: ReadBounds): Promise<Buffer> {
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, bounds.maxBytes + 1 - total));
+      const { bytesRead } = await readAsync(fd, chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > bounds.maxBytes) throw new ReadBoundError('too-large', total);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await closeAsync(fd);
+  }
 }

@@ -105,6 +105,15 @@ describe('the bytes of --filter-file and --data-file', () => {
   });
 });
 
+describe('an empty --filter-file or --data-file', () => {
+  it('is named as empty in one line (exit 2), not "not valid JSON: Unexpected end of JSON input"', async () => {
+    const empty = file('');
+    expect(await refusal(['accounts', 'count', '--filter-file', empty])).toBe(`svc: --filter-file ${empty} is empty; it must hold one JSON filter object such as '{"lastname": "Acme"}'`);
+    expect(await refusal(['accounts', 'create', '--data-file', empty])).toBe(`svc: --data-file '${empty}' is empty; it must hold one JSON object of field values such as '{"lastname": "Acme"}'`);
+    expect(await refusal(['accounts', 'count', '--filter-file', '-'], [])).toMatch(/^svc: standard input \(--filter-file -\) is empty;/);
+  });
+});
+
 describe('a FIFO as --filter-file', () => {
   const fifo = (): string => {
     const path = join(dir, `fifo${n++}`);

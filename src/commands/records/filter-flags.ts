@@ -101,6 +101,7 @@ export async function readFilterFile(file: string, ctx: Context): Promise<string
       throw new UsageError(`cannot read --filter-file ${shown(file)} (${why}); give a readable file of JSON, or - for standard input`);
     }
   }
+  if (bytes.length === 0) throw new UsageError(`${name} is empty; it must hold one JSON filter object such as '{"lastname": "Acme"}'`);
   const text = utf8Text(bytes);
   if (!text.ok) throw new UsageError(`${name} is not valid JSON: it is ${text.problem}; save it as UTF-8`);
   return text.text;

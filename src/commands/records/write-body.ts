@@ -39,8 +39,10 @@ async function readDataFile(file: string, ctx: Context): Promise<string> {
       throw new UsageError(`cannot read --data-file '${shown(file)}': ${why}; check the path (or use - for stdin)`);
     }
   }
+  const source = file === '-' ? 'stdin (--data-file -)' : `--data-file '${shown(file)}'`;
+  if (bytes.length === 0) throw new UsageError(`${source} is empty; it must hold one JSON object of field values such as '{"lastname": "Acme"}'`);
   const text = utf8Text(bytes);
-  if (!text.ok) throw new UsageError(`${file === '-' ? 'stdin (--data-file -)' : `--data-file '${shown(file)}'`} is not valid JSON: it is ${text.problem}; save it as UTF-8`);
+  if (!text.ok) throw new UsageError(`${source} is not valid JSON: it is ${text.problem}; save it as UTF-8`);
   return text.text;
 }
 

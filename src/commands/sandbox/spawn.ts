@@ -66,7 +66,9 @@ export async function spawnSandbox(opts: StartOptions, io: SandboxIo): Promise<S
   writePrivateFile(log, '');
   const env = { ...io.deps.env, SVC_SANDBOX_DETACHED: '1' };
   // Ctrl-C or SIGTERM while the child seeds: end it, rather than leave a start nobody waits for to come up unseen.
-  const interrupt = interruptSignal((signal, fn) => io.proc.onceSignal(signal, fn), '; stopped the sandbox that was starting');
+  // A closed terminal (SIGHUP) is no such request: the detached child, in a session of its own, comes up, as it
+  // would have had the terminal closed a moment later.
+  const interrupt = interruptSignal((signal, fn) => io.proc.onceSignal(signal, fn), '; stopped the sandbox that was starting', ['SIGINT', 'SIGTERM']);
   const pid = await io.proc.spawnDetached(io.proc.execPath, [findBin(), ...foregroundArgs(opts)], { logFile: log, env });
   const timeoutMs = startTimeoutMs(opts.seedAccounts);
   const state = await waitForHealthy(opts.dataDir, pid, io, timeoutMs, interrupt);

@@ -7,7 +7,6 @@
  * --skip-invalid. --dry-run prints the plan instead of writing.
  */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import type { Context } from '../../../cli/context.js';
 import type { Deps } from '../../../cli/deps.js';
 import { InterruptedError, SvcError, UsageError } from '../../../errors.js';
@@ -24,6 +23,7 @@ import { allPages } from '../../../records/query.js';
 import { localTimeZone } from '../../../records/timestamp.js';
 import { findField } from '../../../catalogue/index.js';
 import { acquireLock, type HeldLock } from '../../../util/file-lock.js';
+import { inputStream, openInput } from '../../../util/read-bounded.js';
 import { filterMemberOf } from '../filter-flags.js';
 import { stopOnSignals, Tally, writeEach } from '../write-bulk.js';
 import { refuseJq, urlMaker } from '../write-dry-run.js';
@@ -52,11 +52,12 @@ async function capped(chunks: AsyncIterable<Buffer | string | Uint8Array>, sourc
 async function readInput(opts: ImportOptions, deps: Deps): Promise<Buffer> {
   if (opts.from === '-') return capped(deps.stdin as AsyncIterable<Buffer | string>, 'stdin');
   try {
-    const handle = await open(opts.from, 'r');
+    // Opened without waiting (a FIFO with no writer yet, a terminal): read through the event loop, so SIGINT and SIGTERM end svc meanwhile.
+    const stream = await inputStream(await openInput(opts.from), 1 << 20);
     try {
-      return await capped(handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }), `--from '${shown(opts.from)}'`);
+      return await capped(stream, `--from '${shown(opts.from)}'`);
     } finally {
-      await handle.close();
+      stream.destroy();
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
