@@ -12,8 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
-import { SvcError } from '../errors.js';
+import { basename, resolve } from 'node:path';
+import { SvcError, UsageError } from '../errors.js';
 import { writeWhole } from './atomic-file.js';
 import { atExit } from './exit-hooks.js';
 import { writeFailed } from './io-error.js';
@@ -146,12 +146,13 @@ export function acquireLock(
   unnamed: (lock: string) => string = (lock) => refusal(`${describeOwner(undefined)}; lock ${lock}`),
 ): HeldLock {
   const owner: LockOwner = { pid: procs?.pid ?? null, host: hostname(), since: new Date(now()).toISOString(), what };
+  refuseLongName(path);
   const draft = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     writeDurably(draft, `${JSON.stringify(owner)}\n`);
   } catch (err) {
-    rmSync(draft, { force: true });
-    throw writeFailed(path, err);
+    removeQuietly(draft);
+    throw Object.assign(writeFailed(path, err), { code: (err as NodeJS.ErrnoException).code });
   }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -170,7 +171,34 @@ export function acquireLock(
     }
     throw new LockedError(`the lock ${shown(path)} keeps changing hands; try again`, undefined);
   } finally {
-    rmSync(draft, { force: true });
+    removeQuietly(draft);
+  }
+}
+
+/** The longest file name most file systems take, in bytes. */
+const MAX_NAME_BYTES = 255;
+/** What a lock's side files add to its name: `.<12 hex>.stale` when a dead holder's lock is set aside (a draft's `.tmp` is shorter). */
+const SIDE_BYTES = 1 + 12 + '.stale'.length;
+
+/**
+ * A lock whose side files would pass the file system's name limit works until its holder dies, and then can
+ * never be taken over: such a name is refused at once (exit 2), naming the file the lock is for (FILE of
+ * FILE.svc-lock) and the longest name that works.
+ */
+function refuseLongName(path: string): void {
+  const name = basename(path);
+  if (Buffer.byteLength(name) + SIDE_BYTES <= MAX_NAME_BYTES) return;
+  const file = path.endsWith('.svc-lock') ? path.slice(0, -'.svc-lock'.length) : path;
+  const room = MAX_NAME_BYTES - SIDE_BYTES - (Buffer.byteLength(name) - Buffer.byteLength(basename(file)));
+  throw new UsageError(`${shown(file)}: the name is too long for the files svc keeps beside it (${shown(basename(path))} and its drafts); give a name of at most ${room} bytes`);
+}
+
+/** Removes a draft; a failure here never hides the error that brought svc here. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // what stays is a draft nobody reads
   }
 }
 
