@@ -2,10 +2,11 @@
  * The `~` operators' regular expressions, evaluated in linear time by RE2
  * (Google's automaton engine, through the `re2` package): no pattern can make
  * a match backtrack for ever, whatever the text. Patterns are PostgreSQL's,
- * rewritten in RE2's syntax by regex-dialect.ts (`.` matches a line break,
- * embedded options, `\y` `\m` `\M` word boundaries, `\Z`, …; `*` forms add `i`,
- * Unicode-aware); what only a backtracking engine can do (backreferences,
- * lookahead, lookbehind) is refused with a reason.
+ * read by src/util/pg-regex.ts (PostgreSQL's syntax: what PostgreSQL refuses is
+ * `invalid`, in its words) and rewritten in RE2's syntax by regex-dialect.ts (`.`
+ * matches a line break, embedded options, `\y` `\m` `\M` word boundaries, `\Z`,
+ * …; `*` forms add `i`, Unicode-aware); what only a backtracking engine can do
+ * (backreferences, lookahead, lookbehind) or RE2's limits stop is `unsupported`.
  * RE2 is a native addon, loaded on the first pattern, so start-up does not pay for it.
  */
 import { LIMITS } from './limits.js';
@@ -28,8 +29,9 @@ function compile(pattern: string, ignoreCase: boolean): CompiledRegex {
     const rx = new (loadRe2())(dialect.source, dialect.flags);
     return { ok: true, test: (text) => rx.test(text) };
   } catch (err) {
-    // What toRe2 lets through and RE2 refuses is not an expression (an unclosed group, an unknown class, …).
-    return { ok: false, reason: 'invalid', detail: (err as Error).message };
+    // toRe2 has read the pattern by PostgreSQL's rules: what RE2 still refuses is past its limits
+    // (a repetition of repetitions over 1,000, a program too large), which PostgreSQL runs.
+    return { ok: false, reason: 'unsupported', detail: `RE2 cannot compile it: ${(err as Error).message}` };
   }
 }
 

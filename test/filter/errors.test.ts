@@ -47,7 +47,7 @@ describe('compileFilter: errors with message, expression and caret', () => {
     ['a text for a flag', 'locked = maybe', "'maybe' is not a flag; use true, false, 1 or 0 (value of locked on accounts)", '         ^^^^^'],
     ['an integer beyond the safe range', 'ID > 1 and lastname = x and fork < 99999999999999999999', "'99999999999999999999' is too large for an integer (value of fork on accounts)", '                                   ^^^^^^^^^^^^^^^^^^^^'],
     ['a regex operator on a number', 'type ~* "^1"', "operator '~*' applies to text fields, and type on accounts is int16", '     ^^'],
-    ['an invalid regular expression', 'lastname ~ "(ab"', 'invalid regular expression: /(ab/: Unterminated group', '           ^^^^^'],
+    ['an invalid regular expression', 'lastname ~ "(ab"', "invalid regular expression: /(ab/: parentheses () not balanced: a '(' without its ')'", '           ^^^^^'],
     ['null with an ordering operator', 'contact < null', "null compares only with = and !=; use 'is null' or 'is not null'", '        ^^^^^^'],
     ['null in a list', 'contact in (1, null)', "a list cannot hold null (it never matches); add 'or contact is null'", '               ^^^^'],
     ['is without null', 'contact is empty', "expected 'null' after 'is', found 'empty'", '           ^^^^^'],

@@ -123,7 +123,7 @@ function checkRegex(family: ResourceFamily, target: ResolvedPath, pattern: strin
   const rx = compileRegex(pattern, ignoreCase);
   if (rx.ok) return;
   const where = `filter on '${target.path}' of ${family.name}`;
-  if (rx.reason === 'invalid') throw badRequest(`${where}: invalid regular expression '${excerpt(pattern)}'`);
+  if (rx.reason === 'invalid') throw badRequest(`${where}: invalid regular expression '${excerpt(pattern)}': ${excerpt(rx.detail, 160)}`);
   throw badRequest(
     `${where}: the regular expression '${excerpt(pattern)}' is not supported: the sandbox evaluates regular expressions in linear time ` +
       `and does not support that construct (backreferences, lookahead and lookbehind): ${excerpt(rx.detail, 80)}`,
