@@ -4,7 +4,10 @@
  * are out, read back strictly. It names the instance of the service, the
  * family and the query (filter, search, fields as typed) it belongs to, so it
  * never resumes another watch. (A file from before it named the instance is
- * taken by the first instance that resumes it, and names it from then on.)
+ * taken by the first instance that resumes it, and names it from then on. A
+ * local sandbox's, through a profile that records its data dir, follows it to
+ * another loopback port; a query saved in an older form, `--fields key=ID`,
+ * is read as today's `ID`.)
  * A file svc could not have written (a link, a directory, too large, not
  * JSON, members missing or of the wrong kind) is refused, never guessed at.
  */
@@ -50,6 +53,20 @@ export interface CursorOwner {
   readonly instance: string;
   readonly family: string;
   readonly query: Fingerprint;
+  /**
+   * The instance is a local sandbox's that may come back at another port (its profile records the sandbox's
+   * data dir): a file of the same instance path at another loopback address is resumed, and re-stamped.
+   */
+  readonly movable?: boolean;
+}
+
+/** A cursor file's state, and what the file says that the next save changes (the caller tells the user, and saves). */
+export interface LoadedCursor {
+  readonly state: WatchState;
+  /** The instance URL the file named, when it was resumed at the sandbox's new address. */
+  readonly movedFrom?: string;
+  /** The file's query was written in an older form (its next save writes this one's). */
+  readonly olderForm: boolean;
 }
 
 /** Writes the state (atomically, mode 0600): a reader sees the previous state or this one. */
@@ -76,7 +93,7 @@ const damaged = (path: string, why: string): UsageError =>
   new UsageError(`the cursor file ${path} is damaged (${why}); remove it to start the watch afresh`);
 
 /** The state a cursor file holds, undefined when there is none; refuses a file that is not a cursor of this watch. */
-export function loadCursor(path: string, owner: CursorOwner): WatchState | undefined {
+export function loadCursor(path: string, owner: CursorOwner): LoadedCursor | undefined {
   const { family, query, instance } = owner;
   let st;
   try {
@@ -96,10 +113,12 @@ export function loadCursor(path: string, owner: CursorOwner): WatchState | undef
   }
   const json = asCursorJson(value, (why) => damaged(path, why));
   if (json.family !== family) throw new UsageError(`the cursor file ${path} belongs to a watch of ${shown(json.family)}, not ${family}; give another --cursor-file`);
-  if (json.instance !== null && json.instance !== instance) {
+  const moved = json.instance !== null && json.instance !== instance && owner.movable === true && sameSandbox(json.instance, instance);
+  if (json.instance !== null && json.instance !== instance && !moved) {
     throw new UsageError(`the cursor file ${path} belongs to a watch of the instance ${shown(json.instance)}, not ${shown(instance)}; point svc at that instance (--profile, --url or SVC_URL), or give another --cursor-file (the same instance at a new address: change "instance" in the file)`);
   }
-  if (!sameQuery(json.query, query)) {
+  const older = upgradedQuery(json.query);
+  if (!sameQuery(older, query)) {
     throw new UsageError(`the cursor file ${path} belongs to a watch with other options (${shown(canonical(json.query))}); use the same --filter, --search and --fields, or another --cursor-file`);
   }
   const state: WatchState = {
@@ -112,7 +131,37 @@ export function loadCursor(path: string, owner: CursorOwner): WatchState | undef
     edge: json.edge,
     known: IdSet.fromRanges(json.known),
   };
-  return state;
+  return { state, ...(moved && json.instance !== null ? { movedFrom: json.instance } : {}), olderForm: older !== json.query };
+}
+
+/** Plain HTTP on the loopback interface (the sandbox's own addresses). */
+function loopback(url: URL): boolean {
+  const host = url.hostname.toLowerCase();
+  return url.protocol === 'http:' && (host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host));
+}
+
+/** Whether two instance URLs are one local sandbox at two addresses: both loopback, the same instance path. */
+function sameSandbox(saved: string, now: string): boolean {
+  try {
+    const [a, b] = [new URL(saved), new URL(now)];
+    return loopback(a) && loopback(b) && a.pathname.replace(/\/+$/, '') === b.pathname.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The saved query in today's form: an svc before the ID was always "ID" accepted it under an alias
+ * (`--fields key=ID,…`), which is now given as ID. The same object when nothing changed.
+ */
+function upgradedQuery(saved: Fingerprint): Fingerprint {
+  const fields = saved.fields;
+  if (typeof fields !== 'string') return saved;
+  const upgraded = fields
+    .split(',')
+    .map((part) => part.replace(/^(\s*)[^=\s][^=]*=\s*ID(\s*)$/, '$1ID$2'))
+    .join(',');
+  return upgraded === fields ? saved : { ...saved, fields: upgraded };
 }
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;

@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError } from '../../src/http/errors.js';
@@ -15,9 +15,9 @@ import { smallerMayHelp } from '../../src/export/pager.js';
 import { acquireLock } from '../../src/util/file-lock.js';
 import { runExitHooks } from '../../src/util/exit-hooks.js';
 import { interruptSignal } from '../../src/util/interrupt.js';
-import { sandboxCli } from '../helpers/cli.js';
+import { sandboxCli, svc, tempConfigDir } from '../helpers/cli.js';
 import { insertAccounts } from '../sync/support.js';
-import { idsOf, LineCapture, readCursor, signalProcesses, tempDir } from './support.js';
+import { createAccount, idsOf, LineCapture, readCursor, signalProcesses, tempDir } from './support.js';
 
 const { sandbox, run } = sandboxCli();
 
@@ -213,5 +213,75 @@ describe('a page that fails', () => {
     for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'SVC_CONNECT_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
       expect(smallerMayHelp(net(code)), code).toBe(false);
     }
+  });
+});
+
+describe('watch: a cursor file of a sandbox that came back at another port, and of an older --fields', () => {
+  /** A config dir of the test's own with profile 'sb' pointing at the sandbox; `sandboxDir` as `svc sandbox start` records it, unless not. */
+  const sandboxProfile = async (url: string, sandboxDir: boolean): Promise<string> => {
+    const configDir = tempConfigDir();
+    expect((await svc(['profile', 'add', 'sb', '--url', url], { configDir })).code).toBe(0);
+    const path = join(configDir, 'config.json');
+    const cfg = JSON.parse(readFileSync(path, 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
+    if (sandboxDir) cfg.profiles.sb = { ...cfg.profiles.sb, sandboxDir: tempDir() };
+    writeFileSync(path, JSON.stringify(cfg));
+    return configDir;
+  };
+  const through = (s: { token(u: string): string }, configDir: string, argv: string[]) =>
+    svc(['--profile', 'sb', ...argv], { configDir, env: { SVC_URL: undefined, SVC_TOKEN: s.token('demo'), NO_COLOR: '1' } });
+
+  it("through a profile that records its sandbox's data dir: resumed from the old port, re-stamped, said in one line", async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--fields', 'ID,lastname', '--once', '--cursor-file', cursor];
+    expect((await run([...args, '--since', 'now'])).code).toBe(0);
+    const old = s.instanceUrl.replace(/:\d+\//, ':1/');
+    rewrite(cursor, (j) => (j.instance = old));
+    const configDir = await sandboxProfile(s.instanceUrl, true);
+    const id = await createAccount(s, 'WatchMovedPort');
+    const r = await through(s, configDir, args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOf(r.stdout)).toEqual([id]);
+    expect(r.stderr).toBe(`svc: the cursor file ${cursor} now names the instance ${s.instanceUrl} (was ${old}): profile 'sb' follows its sandbox\n`);
+    expect(readCursor(cursor).instance).toBe(s.instanceUrl);
+    const again = await through(s, configDir, args);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('any other mismatch stays exit 2: a profile without a sandbox, another instance path, a host that is not loopback', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--once', '--cursor-file', cursor];
+    expect((await run([...args, '--since', 'now'])).code).toBe(0);
+    const plain = await sandboxProfile(s.instanceUrl, false);
+    const withSandbox = await sandboxProfile(s.instanceUrl, true);
+    for (const [other, configDir] of [
+      [s.instanceUrl.replace(/:\d+\//, ':1/'), plain],
+      [s.instanceUrl.replace(/:(\d+)\/demo$/, ':1/other'), withSandbox],
+      [s.instanceUrl.replace('127.0.0.1', 'example.com'), withSandbox],
+    ] as const) {
+      rewrite(cursor, (j) => (j.instance = other));
+      const before = JSON.stringify(readCursor(cursor));
+      const r = await through(s, configDir, args);
+      expect(r.code, other).toBe(2);
+      expect(r.stderr).toMatch(/belongs to a watch of the instance/);
+      expect(JSON.stringify(readCursor(cursor))).toBe(before);
+    }
+  });
+
+  it('a file of --fields key=ID (an older svc) resumes with --fields ID, and is re-stamped in that form', async () => {
+    const s = sandbox();
+    const cursor = join(tempDir(), 'c');
+    const args = ['accounts', 'watch', '--fields', 'ID,lastname', '--once', '--cursor-file', cursor];
+    expect((await run([...args, '--since', 'now'])).code).toBe(0);
+    rewrite(cursor, (j) => ((j.query as Record<string, unknown>).fields = 'id=ID,lastname'));
+    const id = await createAccount(s, 'WatchOldFields');
+    const r = await run(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOf(r.stdout)).toEqual([id]);
+    expect((readCursor(cursor).query as Record<string, unknown>).fields).toBe('ID,lastname');
+    // Another field under ID's alias is another watch still.
+    rewrite(cursor, (j) => ((j.query as Record<string, unknown>).fields = 'key=ID,firstname'));
+    expect((await run(args)).code).toBe(2);
   });
 });

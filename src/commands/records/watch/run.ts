@@ -101,7 +101,9 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
     new UsageError(`--cursor-file ${shown(file)}: the name is too long for the files svc keeps beside it (FILE.svc-lock and its drafts); give a name of at most ${MAX_NAME_BYTES - BESIDE_BYTES} bytes`);
   if (Buffer.byteLength(basename(file)) + BESIDE_BYTES > MAX_NAME_BYTES) throw tooLong();
   // The instance the watch reads: a cursor file is never resumed against another one.
-  const owner = { instance: parseInstanceUrl((await ctx.target()).instanceUrl).instance, family: opts.family.name, query: fingerprint };
+  const target = await ctx.target();
+  // A sandbox's profile follows its sandbox to another port (svc sandbox start), and so does its cursor file.
+  const owner = { instance: parseInstanceUrl(target.instanceUrl).instance, family: opts.family.name, query: fingerprint, movable: target.profile?.sandboxDir !== undefined };
   const refusal = (holder: string): string => `another watch with the cursor file ${shown(file)} is running (${holder}); stop it first, or give another --cursor-file`;
   const unnamed = (lock: string): string => `the lock ${lock} of the cursor file ${shown(file)} does not say which process holds it (it is not a lock file svc can read); remove it if no watch with that cursor file is running`;
   let lock: HeldLock;
@@ -113,11 +115,15 @@ async function openCursor(opts: WatchOptions, ctx: Context, fingerprint: Readonl
     throw err;
   }
   try {
-    const saved = loadCursor(file, owner);
-    if (saved && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${shown(file)} holds one already; drop --since to resume it, or remove the file`);
+    const loaded = loadCursor(file, owner);
+    if (loaded && opts.since !== undefined) throw new UsageError(`--since starts a new watch, and ${shown(file)} holds one already; drop --since to resume it, or remove the file`);
     const save = (s: WatchState): void => saveCursor(file, owner, s);
-    const state = saved ?? freshState(since);
-    if (!saved) save(state);
+    const state = loaded?.state ?? freshState(since);
+    // A new file, or one re-stamped (the sandbox's new address, the query in today's form), is written at once.
+    if (!loaded || loaded.movedFrom !== undefined || loaded.olderForm) save(state);
+    if (loaded?.movedFrom !== undefined) {
+      deps.stderr.write(`svc: the cursor file ${shown(file)} now names the instance ${shown(owner.instance)} (was ${shown(loaded.movedFrom)}): profile '${shown(target.profile?.name ?? '')}' follows its sandbox\n`);
+    }
     return { state, save, lock };
   } catch (err) {
     lock.release();
