@@ -38,7 +38,8 @@ export function checkResultsPath(path: string): void {
  * Everything about `--results` that can be known before anything is read or
  * sent: its directory exists, it is a regular file or none yet, and it is not
  * `input` (the file being imported) by any name: the same file through a
- * linked directory or a hard link is the same device and inode. A usage error
+ * linked directory or a hard link is the same device and inode; nor a file
+ * with a second hard link (written through, like a symbolic link). A usage error
  * (exit 2) otherwise.
  */
 export function checkResultsFile(path: string, input?: string): void {
@@ -54,16 +55,29 @@ export function checkResultsFile(path: string, input?: string): void {
   }
   if (!dirStat.isDirectory()) throw new UsageError(`--results ${shown(path)}: ${shown(dir)} is not a directory; choose another file`);
   checkResultsPath(path);
-  if (input === undefined || input === '-') return;
-  let a;
-  let b;
-  try {
-    a = statSync(path);
-    b = statSync(input);
-  } catch {
-    return; // no results file yet (or no input: reading it says so)
+  if (input !== undefined && input !== '-') {
+    let a;
+    let b;
+    try {
+      a = statSync(path);
+      b = statSync(input);
+    } catch {
+      a = undefined; // no results file yet (or no input: reading it says so)
+    }
+    if (a && b && a.dev === b.dev && a.ino === b.ino) throw new UsageError(`--results would overwrite the file being imported ('${shown(input)}'); name another file`);
   }
-  if (a.dev === b.dev && a.ino === b.ino) throw new UsageError(`--results would overwrite the file being imported ('${shown(input)}'); name another file`);
+  refuseHardLink(path);
+}
+
+/** A results file with another name (a hard link): that name would be written through, then left with the run's raw lines. */
+function refuseHardLink(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // none yet
+  }
+  if (st.nlink > 1) throw new UsageError(`--results '${shown(path)}' has ${st.nlink - 1} other name${st.nlink === 2 ? '' : 's'} (a hard link), which svc would write through; name a file of its own`);
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'delete', 'unchanged', 'skip', 'unknown']);

@@ -68,7 +68,7 @@ function checkHeader(cells: readonly string[], source: string, delimiter: string
   }
   const only = cells.length === 1 ? cells[0] : undefined;
   if (only?.includes('\t') && delimiter !== '\t') {
-    throw new UsageError(`${source}: the header is one column holding tabs; for tab-separated values name the file .tsv, or pass --delimiter with a tab character`);
+    throw new UsageError(`${source}: the header is one column holding tabs; for tab-separated values (as a spreadsheet saves them, with CSV quoting) pass --delimiter with a tab (e.g. --delimiter $'\\t'); name the file .tsv only if it is svc's own -o tsv`);
   }
   if (only?.includes(';') && delimiter !== ';') throw new UsageError(`${source}: the header is one column holding ';'; for the service's own CSV pass --delimiter ';'`);
   const seen = new Set<string>();

@@ -42,6 +42,8 @@ export interface StopControl {
   readonly whenStopped: Promise<void>;
   /** Stops the grace timer (the run is over). */
   dispose(): void;
+  /** From now on rows are written: a signal starts the grace period (before, it aborts `signal` at once). */
+  writing(): void;
 }
 
 /** The grace period: SVC_BULK_GRACE (a duration, e.g. 30s), else GRACE_MS. */
@@ -50,16 +52,26 @@ export function graceOf(deps: Deps): number {
   return env ? parseDuration(env, 'SVC_BULK_GRACE', MAX_TIMER_MS) : GRACE_MS;
 }
 
-export function stopOnSignals(deps: Deps, graceMs = graceOf(deps)): StopControl {
+/**
+ * Listens for SIGINT and SIGTERM. Installed before a bulk write takes its results lock, so that a signal
+ * while it reads and looks up (`writes: false`, until `writing()`) ends it at once, exit 130, lock removed;
+ * once rows are written, a signal starts the grace period instead.
+ */
+export function stopOnSignals(deps: Deps, graceMs = graceOf(deps), { writes = true }: { writes?: boolean } = {}): StopControl {
   const controller = new AbortController();
   let by: string | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake = (): void => undefined;
+  let rows = writes;
   const whenStopped = new Promise<void>((resolve) => (wake = resolve));
   const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
     if (by) return;
     by = signal;
     wake();
+    if (!rows) {
+      controller.abort(new InterruptedError(`interrupted by ${signal} before this run wrote anything`));
+      return;
+    }
     deps.stderr.write(`svc: ${signal}: starting no more rows; waiting up to ${graceMs / 1000} s for those in flight (SVC_BULK_GRACE)\n`);
     timer = setTimeout(() => controller.abort(new InterruptedError(`interrupted by ${signal}`)), graceMs);
   };
@@ -73,7 +85,31 @@ export function stopOnSignals(deps: Deps, graceMs = graceOf(deps)): StopControl 
     },
     whenStopped,
     dispose: () => clearTimeout(timer),
+    writing: () => void (rows = true),
   };
+}
+
+/** `work`, unless a signal stops the run first (before its rows: see stopOnSignals): then the signal's InterruptedError. */
+export function unlessStopped<T>(work: Promise<T>, stop: Pick<StopControl, 'signal'>): Promise<T> {
+  const { signal } = stop;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
 }
 
 /** Network failures that mean nothing reached the service: a write may be sent again. */

@@ -14,10 +14,13 @@ import type { Context } from '../../cli/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { checkResultsFile, openResults, ResultsWriteError, type ResultLine, type ResultsWriter } from '../../import/results.js';
+import { lockPathOf } from '../../import/state.js';
 import { allPages, postQuery, postQueryEach } from '../../records/query.js';
+import { acquireLock, type HeldLock } from '../../util/file-lock.js';
+import { shown } from '../../util/shown.js';
 import type { ByFilter } from './bulk-flags.js';
 import { buildFilter, filterMemberOf } from './filter-flags.js';
-import { confirmBulk, failureOf, stopOnSignals, Tally, writeEach, type StopControl } from './write-bulk.js';
+import { confirmBulk, failureOf, graceOf, stopOnSignals, Tally, unlessStopped, writeEach, type StopControl } from './write-bulk.js';
 import { PLAN_SAMPLE, refuseJqByFilter, requestLine, urlMaker, writeHeaders } from './write-dry-run.js';
 import { etagOf, writePath, type WriteRequest } from './write-send.js';
 
@@ -87,19 +90,52 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
   const filter = await buildFilter(family, byFilter.filter, ctx);
   if (!filter || Object.keys(filter).length === 0) throw new UsageError(`the filter matches every ${family.name} record; give a condition (${fw.verb} does not take an empty filter)`);
   const filterMember = await filterMemberOf(ctx);
-  const { client } = await ctx.connect({ token: true });
-  const { count } = await postQuery<{ count: number }>(client, family, { [filterMember]: filter, count: true });
-  const what = `${fw.verb} ${count.toLocaleString('en-US')} ${family.name} record${count === 1 ? '' : 's'}`;
-  ctx.deps.stderr.write(`${count.toLocaleString('en-US')} ${family.name} record${count === 1 ? '' : 's'} match${count === 1 ? 'es' : ''} the filter\n`);
-  if (count === 0) return;
   if (fw.dryRun) {
+    const { client } = await ctx.connect({ token: true });
+    const { count } = await postQuery<{ count: number }>(client, family, { [filterMember]: filter, count: true });
+    countLine(ctx, family, count);
+    if (count === 0) return;
     const first = await postQueryEach<Record<string, unknown>>(client, family, { [filterMember]: filter, fields: { ID: 'ID' }, sort: ['+ID'], limit: PLAN_SAMPLE });
     return printPlan(ctx, fw, count, first.map((r) => String(r.ID)));
   }
-  await confirmBulk(ctx, what, byFilter.yes);
+  // Ctrl-C and SIGTERM are handled before the results lock is taken: one during the count or the question ends
+  // svc at once (exit 130), the lock removed; once records are written, it stops them after a grace period.
+  const stop = stopOnSignals(ctx.deps, graceOf(ctx.deps), { writes: false });
+  let lock: HeldLock | undefined;
+  try {
+    // The same lock as import's: a second run (an overlapping cron run) would truncate the file under this one.
+    lock = byFilter.results ? resultsLock(ctx, fw, byFilter.results) : undefined;
+    await writeMatching(ctx, fw, filter, filterMember, stop);
+  } finally {
+    stop.dispose();
+    lock?.release();
+  }
+}
+
+function countLine(ctx: Context, family: ResourceFamily, count: number): void {
+  ctx.deps.stderr.write(`${count.toLocaleString('en-US')} ${family.name} record${count === 1 ? '' : 's'} match${count === 1 ? 'es' : ''} the filter\n`);
+}
+
+/** Takes `RESULTS.svc-lock` (as import does), or says who holds it. */
+function resultsLock(ctx: Context, fw: FilterWrite, results: string): HeldLock {
+  const p = ctx.deps.processes;
+  const what = `svc ${fw.family.name} ${fw.verb} --filter … --results ${results}`;
+  return acquireLock(lockPathOf(results), what, p ? { pid: p.pid, isAlive: (pid) => p.kill(pid, 0) } : undefined, ctx.deps.now, (holder) => `another svc run is writing ${shown(results)} (${holder}); wait for it to end`);
+}
+
+/** Counts, asks, then writes every matching record (the results lock is held). */
+async function writeMatching(ctx: Context, fw: FilterWrite, filter: Record<string, unknown>, filterMember: Awaited<ReturnType<typeof filterMemberOf>>, stop: StopControl): Promise<void> {
+  const { family, byFilter } = fw;
+  const { client } = await unlessStopped(ctx.connect({ token: true }), stop);
+  const { count } = await unlessStopped(postQuery<{ count: number }>(client, family, { [filterMember]: filter, count: true }), stop);
+  const what = `${fw.verb} ${count.toLocaleString('en-US')} ${family.name} record${count === 1 ? '' : 's'}`;
+  countLine(ctx, family, count);
+  if (count === 0) return;
+  await unlessStopped(confirmBulk(ctx, what, byFilter.yes), stop);
+  if (stop.signal.aborted) throw stop.signal.reason as Error;
+  stop.writing();
   const withLm = family.fields.some((f) => f.name === 'lastmodified');
   const fields: Record<string, string> = withLm ? { ID: 'ID', lastmodified: 'lastmodified' } : { ID: 'ID' };
-  const stop = stopOnSignals(ctx.deps);
   const tally = new Tally();
   let writer: ResultsWriter | undefined;
   let seen = 0;
@@ -132,7 +168,6 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
       return one(row);
     });
   } finally {
-    stop.dispose();
     try {
       writer?.close();
     } catch (err) {

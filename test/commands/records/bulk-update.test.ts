@@ -5,6 +5,8 @@
  * meanwhile reported (412, or a newer lastmodified) and never overwritten,
  * unchanged records left alone, the results file, --concurrency.
  */
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { updateVerb } from '../../../src/commands/records/update/command.js';
@@ -102,5 +104,37 @@ describe('accounts update --filter: options → what the user sees', () => {
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: '0 accounts records match the filter\n' });
     const empty = await run(['accounts', 'update', '--filter-json', '{}', 'firstname=X', '--yes']);
     expect(empty).toMatchObject({ code: 2, stderr: "svc: the filter matches every accounts record; give a condition (update does not take an empty filter)\n" });
+  });
+
+  it('--results is locked as import locks it: a live holder of RESULTS.svc-lock is named, nothing counted or written, its file left alone; the lock is removed after a run', async () => {
+    [1, 2].forEach((i) => insertAccount(sandbox(), { lastname: `BulkLock${i}` }));
+    const dir = tempDir();
+    const results = join(dir, 'r.ndjson');
+    const holder = { pid: process.ppid, host: hostname(), since: '2026-11-01T00:00:00.000Z', what: 'svc accounts update --filter … --results r.ndjson' };
+    writeFileSync(`${results}.svc-lock`, `${JSON.stringify(holder)}\n`);
+    writeFileSync(results, 'kept\n');
+    const held = await run(['accounts', 'update', '--filter', 'lastname ~ "^BulkLock"', 'firstname=L', '--yes', '--results', results]);
+    expect(held.code, held.stderr).not.toBe(0);
+    expect(held.stderr).toMatch(/another svc run is writing .*r\.ndjson .*svc accounts update --filter/);
+    expect(held.stderr).not.toMatch(/match/);
+    expect(readFileSync(results, 'utf8')).toBe('kept\n');
+    expect(accountsNamed(sandbox(), 'BulkLock1')[0]?.firstname).not.toBe('L');
+    rmSync(`${results}.svc-lock`);
+    const r = await run(['accounts', 'update', '--filter', 'lastname ~ "^BulkLock"', 'firstname=L', '--yes', '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readResults(results)).toHaveLength(2);
+    expect(existsSync(`${results}.svc-lock`)).toBe(false);
+  });
+
+  it('refuses a --results file with a second hard link (exit 2), before anything is counted', async () => {
+    insertAccount(sandbox(), { lastname: 'BulkHard1' });
+    const dir = tempDir();
+    const other = join(dir, 'other.ndjson');
+    writeFileSync(other, 'kept\n');
+    linkSync(other, join(dir, 'r.ndjson'));
+    const r = await run(['accounts', 'update', '--filter', 'lastname ~ "^BulkHard"', 'firstname=H', '--yes', '--results', join(dir, 'r.ndjson')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^svc: --results '.*r\.ndjson' has 1 other name \(a hard link\), which svc would write through; name a file of its own\n$/);
+    expect(readFileSync(other, 'utf8')).toBe('kept\n');
   });
 });

@@ -117,7 +117,7 @@ describe('import reads files as other programs write them', () => {
   it('names the delimiter when the header is one column split by another (a tab in a .csv, a semicolon)', async () => {
     const tab = await run(['accounts', 'import', '--from', rowsFile('rows.csv', 'lastname\tcurrency\nA\tEUR\n')]);
     expect(tab.code).toBe(2);
-    expect(tab.stderr).toMatch(/the header is one column holding tabs; for tab-separated values name the file \.tsv, or pass --delimiter with a tab character\n$/);
+    expect(tab.stderr).toMatch(/the header is one column holding tabs; for tab-separated values \(as a spreadsheet saves them, with CSV quoting\) pass --delimiter with a tab \(e\.g\. --delimiter \$'\\t'\); name the file \.tsv only if it is svc's own -o tsv\n$/);
     const semi = await run(['accounts', 'import', '--from', rowsFile('rows.csv', 'lastname;currency\nA;EUR\n')]);
     expect(semi.code).toBe(2);
     expect(semi.stderr).toMatch(/the header is one column holding ';'; for the service's own CSV pass --delimiter ';'\n$/);

@@ -25,7 +25,7 @@ import { findField } from '../../../catalogue/index.js';
 import { acquireLock, type HeldLock } from '../../../util/file-lock.js';
 import { inputStream, openInput } from '../../../util/read-bounded.js';
 import { filterMemberOf } from '../filter-flags.js';
-import { stopOnSignals, Tally, writeEach } from '../write-bulk.js';
+import { graceOf, stopOnSignals, Tally, unlessStopped, writeEach, type StopControl } from '../write-bulk.js';
 import { refuseJq, urlMaker } from '../write-dry-run.js';
 import { writeRow, type RowWriter } from './execute.js';
 import type { ImportOptions } from './options.js';
@@ -122,16 +122,20 @@ export async function runImport(opts: ImportOptions, ctx: Context): Promise<void
   const tsv = format === 'csv' && opts.format === undefined && ctx.globals.delimiter === undefined && /\.tsv$/i.test(opts.from);
   const rows = readRows(family, input, { format, delimiter: tsv ? '\t' : delimiter, ...(tsv ? { tsv } : {}), zone, source });
   markDuplicates(rows, opts.key);
+  // Ctrl-C and SIGTERM are handled before the lock is taken: one while the rows are looked up ends svc at
+  // once (exit 130) with the lock removed; once rows are written, it stops them (writeAll).
+  const stop = stopOnSignals(ctx.deps, graceOf(ctx.deps), { writes: false });
   // The results file's lock comes before its lines are read or any key is looked up, so that another run
   // of the same import (an overlapping cron run) cannot finish meanwhile and leave this one a stale plan.
   // A dry run writes nothing and takes no lock.
-  const lock = opts.results && !opts.dryRun ? takeLock(opts, ctx, opts.results) : undefined;
+  let lock: HeldLock | undefined;
   try {
+    lock = opts.results && !opts.dryRun ? takeLock(opts, ctx, opts.results) : undefined;
     // A dry run refuses what the real run refuses (a fresh run over an unfinished import), and reads what --resume continues.
     const prior = opts.results ? priorRun(opts, opts.results, sha256) : FRESH;
     const todo = rows.filter((r) => !prior.done.has(r.line) && !prior.unknown.has(r.line));
-    const { client } = await ctx.connect({ token: true });
-    const plans = planAll(opts, todo, await lookups(ctx, client, opts, todo), prior);
+    const { client } = await unlessStopped(ctx.connect({ token: true }), stop);
+    const plans = planAll(opts, todo, await unlessStopped(lookups(ctx, client, opts, todo), stop), prior);
     const head = `${family.name} import (${source}, ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'})`;
     const invalid = plans.filter((p): p is Extract<RowPlan, { kind: 'invalid' }> => p.kind === 'invalid');
     if (invalid.length > 0 && !opts.skipInvalid) {
@@ -143,8 +147,11 @@ export async function runImport(opts: ImportOptions, ctx: Context): Promise<void
       await ctx.emit({ kind: 'text', text: planText(family, plans, await urlMaker(ctx), `${head}${prior.done.size > 0 ? `, ${prior.done.size} done before` : ''}`) });
       return;
     }
-    await writeAll(opts, ctx, client, plans, prior, { head, sha256, rows: rows.length, source });
+    if (stop.signal.aborted) throw stop.signal.reason as Error;
+    stop.writing();
+    await writeAll(opts, ctx, client, stop, plans, prior, { head, sha256, rows: rows.length, source });
   } finally {
+    stop.dispose();
     lock?.release();
   }
 }
@@ -172,10 +179,9 @@ function retriesOf(ctx: Context): number {
  * Opens the results file (its lock is held) and its state, writes every planned row, and reports: the
  * summary comes whatever stopped the rows (a refused token, a full disk), then the error that did.
  */
-async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, plans: readonly RowPlan[], prior: Prior, facts: InputFacts): Promise<void> {
+async function writeAll(opts: ImportOptions, ctx: Context, client: HttpClient, stop: StopControl, plans: readonly RowPlan[], prior: Prior, facts: InputFacts): Promise<void> {
   const { deps } = ctx;
   const { family } = opts;
-  const stop = stopOnSignals(deps);
   const tally = new Tally();
   let writer: ResultsWriter | undefined;
   let finished = 0;
