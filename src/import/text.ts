@@ -5,6 +5,7 @@
  * named as invalid rather than imported with replacement characters. Pure.
  */
 import { UsageError } from '../errors.js';
+import { validUtf8Prefix } from '../util/utf8.js';
 
 /** The decoded text and the lines (1-based) that are not valid UTF-8, each with a one-line reason. */
 export interface DecodedInput {
@@ -15,25 +16,8 @@ export interface DecodedInput {
 const fatal = new TextDecoder('utf-8', { fatal: true });
 const lenient = new TextDecoder('utf-8');
 
-/** Where in a line its first invalid UTF-8 sequence starts (a byte offset), found by decoding ever shorter prefixes. */
-function firstBadByte(line: Uint8Array): number {
-  let lo = 0;
-  let hi = line.length;
-  // The longest valid prefix; at most 3 bytes of an incomplete sequence at its end are tolerated by `stream`.
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(line.subarray(0, mid), { stream: true });
-      lo = mid;
-    } catch {
-      hi = mid - 1;
-    }
-  }
-  return lo;
-}
-
 function describeBad(line: Uint8Array): string {
-  const at = Math.min(firstBadByte(line), line.length - 1);
+  const at = Math.min(validUtf8Prefix(line), line.length - 1);
   const byte = line[at] ?? 0;
   return `not valid UTF-8 (byte 0x${byte.toString(16).padStart(2, '0')} at byte ${at + 1} of the line); save the file as UTF-8`;
 }

@@ -11,6 +11,7 @@
  * byte-order mark is reported as such.
  */
 import { readBounded } from './read-bounded.js';
+import { validUtf8Prefix } from './utf8.js';
 
 /** The most an input file may hold: far above any filter or record, and a device such as /dev/zero stops there. */
 export const MAX_INPUT_FILE_BYTES = 64 * 1024 * 1024;
@@ -33,20 +34,9 @@ export async function readStreamBytes(stream: AsyncIterable<string | Uint8Array>
 /** The text of UTF-8 bytes, or why they are not UTF-8 text. */
 export type Utf8Text = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly problem: string };
 
-/** The offset where the first invalid UTF-8 sequence of `bytes` starts (after the longest valid prefix, found by halving). */
+/** The offset where the first invalid UTF-8 sequence of `bytes` starts (after the longest valid prefix). */
 function firstBadByte(bytes: Uint8Array): number {
-  let lo = 0;
-  let hi = bytes.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    try {
-      // `stream` tolerates an incomplete sequence at the end of the prefix only.
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
-      lo = mid;
-    } catch {
-      hi = mid - 1;
-    }
-  }
+  const lo = validUtf8Prefix(bytes);
   // The prefix may end inside a sequence the next byte breaks: the problem starts at that sequence's first byte.
   let at = lo;
   while (at > 0 && !decodes(bytes.subarray(0, at))) at--;
