@@ -144,6 +144,33 @@ describe('the results lock, now taken before the rows are looked up', () => {
     expect(end.stderr, what).toMatch(/interrupted/);
   });
 
+  it('a --resume stopped there leaves the killed run\'s results one line a row in input order, as a run that wrote does', async () => {
+    // What a run killed at --concurrency 4 leaves: lines in the order its rows finished, `sending` before their outcome.
+    const s = sandbox();
+    const dir = tempDir();
+    const input = rowsFile('rows.ndjson', Array.from({ length: 4 }, (_, i) => JSON.stringify({ lastname: `S9R2Order${i}`, customernum: `S9R2ORDER-${i}`, currency: 'EUR' })).join('\n') + '\n', dir);
+    const results = join(dir, 'results.ndjson');
+    const sha256 = createHash('sha256').update(readFileSync(input)).digest('hex');
+    writeFileSync(`${results}.svc-state.json`, JSON.stringify({ svc: 'import', version: 1, family: 'accounts', key: 'customernum', input: { name: input, sha256, rows: 4 }, since: '2026-01-01T00:00:00.000Z' }));
+    const line = (n: number, action: string, error: string | null): string => JSON.stringify(action === 'sending' ? { line: n, action } : { line: n, action, id: null, status: null, etag: null, error });
+    writeFileSync(results, [line(2, 'sending', null), line(1, 'sending', null), line(3, 'sending', null), line(2, 'create', 'socket hang up'), line(1, 'create', 'socket hang up')].map((l) => `${l}\n`).join(''));
+    const child = startSvc(['accounts', 'import', '--from', input, '--key', 'customernum', '--results', results, '--concurrency', '4', '--resume'], svcEnv(s));
+    s.sandbox.hooks.onArrival = (method) => {
+      if (method !== 'POST') return;
+      s.sandbox.hooks.onArrival = undefined;
+      s.sandbox.hooks.failNext({ method: 'POST', fault: { delayMs: 20_000 } });
+      child.child.kill('SIGINT');
+    };
+    const end = await child.ended;
+    s.sandbox.hooks.onArrival = undefined;
+    const what = `exit ${end.code ?? end.signal}: ${JSON.stringify(end.stderr)}; results: ${readFileSync(results, 'utf8')}`;
+    expect(end.code, what).toBe(130);
+    expect(existsSync(`${results}.svc-lock`), what).toBe(false);
+    // Before: left as the killed run wrote it (2, 1, 3, 2, 1).
+    expect(readFileSync(results, 'utf8'), what).toBe([line(1, 'create', 'socket hang up'), line(2, 'create', 'socket hang up'), line(3, 'sending', null)].map((l) => `${l}\n`).join(''));
+    expect(existsSync(`${results}.svc-state.json`), what).toBe(true);
+  });
+
   it('HELD: SIGTERM there: exit 130, "interrupted by SIGTERM", the lock removed, nothing sent', async () => {
     const { end, results } = await stoppedInLookup('SIGTERM');
     const what = `exit ${end.code ?? end.signal}: ${JSON.stringify(end.stderr)}`;

@@ -129,10 +129,13 @@ export async function runImport(opts: ImportOptions, ctx: Context): Promise<void
   // of the same import (an overlapping cron run) cannot finish meanwhile and leave this one a stale plan.
   // A dry run writes nothing and takes no lock.
   let lock: HeldLock | undefined;
+  // An unfinished import's results (a killed run leaves them in the order its rows finished), until this run writes.
+  let unfinished: string | undefined;
   try {
     lock = opts.results && !opts.dryRun ? takeLock(opts, ctx, opts.results) : undefined;
     // A dry run refuses what the real run refuses (a fresh run over an unfinished import), and reads what --resume continues.
     const prior = opts.results ? priorRun(opts, opts.results, sha256) : FRESH;
+    if (lock && prior.state !== undefined) unfinished = opts.results;
     const todo = rows.filter((r) => !prior.done.has(r.line) && !prior.unknown.has(r.line));
     const { client } = await unlessStopped(ctx.connect({ token: true }), stop);
     const plans = planAll(opts, todo, await unlessStopped(lookups(ctx, client, opts, todo), stop), prior);
@@ -149,7 +152,16 @@ export async function runImport(opts: ImportOptions, ctx: Context): Promise<void
     }
     if (stop.signal.aborted) throw stop.signal.reason as Error;
     stop.writing();
+    unfinished = undefined;
     await writeAll(opts, ctx, client, stop, plans, prior, { head, sha256, rows: rows.length, source });
+  } catch (err) {
+    // Stopped before writing (a signal, a failed lookup): the results are left one line a row in input order,
+    // as a run that wrote leaves them (--resume reads them either way).
+    if (unfinished) {
+      const unsorted = compact(unfinished);
+      if (unsorted) ctx.deps.stderr.write(`svc: warning: ${unsorted}\n`);
+    }
+    throw err;
   } finally {
     stop.dispose();
     lock?.release();
