@@ -24,7 +24,7 @@ export const exitCodeTable: readonly { code: ExitCodeValue; name: string; meanin
   { code: 3, name: 'not found', meaning: 'the record does not exist (404); `exists` uses it for "no", `svc sandbox status` for "not running"' },
   { code: 4, name: 'auth', meaning: 'not signed in, token invalid (401), or permission missing (403)' },
   { code: 5, name: 'conflict', meaning: 'the record changed or clashes: 409, 410 or 412 from the service' },
-  { code: 130, name: 'interrupted', meaning: 'stopped by Ctrl-C (SIGINT) or SIGTERM; `export`, `sync` and `watch` also by SIGHUP, a closed terminal (but `svc sandbox start --foreground` exits 0: being stopped is how it ends)' },
+  { code: 130, name: 'interrupted', meaning: 'stopped by Ctrl-C (SIGINT) or SIGTERM; `export`, `sync`, `watch`, `import`, `update`/`delete --filter` and `login --web` also by SIGHUP, a closed terminal (but `svc sandbox start --foreground` exits 0: being stopped is how it ends)' },
 ];
 
 /** Base of every error svc reports on purpose: a one-line message and an exit code. */

@@ -2,7 +2,7 @@
  * Stopping `svc login --web` while it waits for the browser (the built svc, in
  * a process of its own, as a person would press Ctrl-C): exit 130 with one
  * line, the loopback port closed, and nothing kept (no tokens, no secret, the
- * profile as it was). Also with SIGTERM, and with --no-browser waiting on a
+ * profile as it was). Also with SIGTERM and SIGHUP, and with --no-browser waiting on a
  * terminal-less stdin that stays open; and while the code the browser brought
  * back is being exchanged for tokens (a slow token endpoint).
  */
@@ -24,6 +24,8 @@ describe('svc login --web, interrupted while it waits', () => {
   it.each([
     ['SIGINT', ['--no-browser']],
     ['SIGTERM', ['--no-browser']],
+    // A dropped ssh connection (before, svc died by the signal).
+    ['SIGHUP', ['--no-browser']],
     ['SIGINT', []],
   ] as const)('%s (%j): exit 130, the port closed, nothing kept', async (signal, extra) => {
     expect(existsSync(join(root, 'dist', 'svc.cjs')), 'dist/svc.cjs is missing: run `npm run build`').toBe(true);

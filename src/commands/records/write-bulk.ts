@@ -30,7 +30,7 @@ export async function confirmBulk(ctx: Context, what: string, yes: boolean): Pro
   if (answer !== 'y' && answer !== 'yes') throw new SvcError(`nothing was written (answer y to go ahead, or pass --yes)`);
 }
 
-/** What stops a bulk write: the first SIGINT or SIGTERM. */
+/** What stops a bulk write: the first SIGINT, SIGTERM or SIGHUP. */
 export interface StopControl {
   /** True once a signal came: start no more rows. */
   stopped(): boolean;
@@ -53,7 +53,7 @@ export function graceOf(deps: Deps): number {
 }
 
 /**
- * Listens for SIGINT and SIGTERM. Installed before a bulk write takes its results lock, so that a signal
+ * Listens for SIGINT, SIGTERM and SIGHUP. Installed before a bulk write takes its results lock, so that a signal
  * while it reads and looks up (`writes: false`, until `writing()`) ends it at once, exit 130, lock removed;
  * once rows are written, a signal starts the grace period instead.
  */
@@ -64,7 +64,7 @@ export function stopOnSignals(deps: Deps, graceMs = graceOf(deps), { writes = tr
   let wake = (): void => undefined;
   let rows = writes;
   const whenStopped = new Promise<void>((resolve) => (wake = resolve));
-  const on = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
+  const on = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => (): void => {
     if (by) return;
     by = signal;
     wake();
@@ -77,6 +77,8 @@ export function stopOnSignals(deps: Deps, graceMs = graceOf(deps), { writes = tr
   };
   deps.processes?.onceSignal('SIGINT', on('SIGINT'));
   deps.processes?.onceSignal('SIGTERM', on('SIGTERM'));
+  // A closed terminal or a dropped ssh connection: the rows in flight finish and the results are kept, as for SIGTERM.
+  deps.processes?.onceSignal('SIGHUP', on('SIGHUP'));
   return {
     stopped: () => by !== undefined,
     signal: controller.signal,

@@ -98,7 +98,7 @@ export async function runByFilter(ctx: Context, fw: FilterWrite): Promise<void> 
     const first = await postQueryEach<Record<string, unknown>>(client, family, { [filterMember]: filter, fields: { ID: 'ID' }, sort: ['+ID'], limit: PLAN_SAMPLE });
     return printPlan(ctx, fw, count, first.map((r) => String(r.ID)));
   }
-  // Ctrl-C and SIGTERM are handled before the results lock is taken: one during the count or the question ends
+  // Ctrl-C, SIGTERM and SIGHUP are handled before the results lock is taken: one during the count or the question ends
   // svc at once (exit 130), the lock removed; once records are written, it stops them after a grace period.
   const stop = stopOnSignals(ctx.deps, graceOf(ctx.deps), { writes: false });
   let lock: HeldLock | undefined;

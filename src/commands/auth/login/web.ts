@@ -90,9 +90,11 @@ export async function runWebLogin(opts: LoginOptions, web: WebLoginOptions, ctx:
   const { secret, isNew } = await clientSecretOf(deps, web, store, target, clientId);
 
   const controller = new AbortController();
-  const stop = (signal: 'SIGINT' | 'SIGTERM') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}; not signed in`));
+  const stop = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => (): void => controller.abort(new InterruptedError(`interrupted by ${signal}; not signed in`));
   deps.processes?.onceSignal('SIGINT', stop('SIGINT'));
   deps.processes?.onceSignal('SIGTERM', stop('SIGTERM'));
+  // A dropped ssh connection while the browser is awaited: the same orderly end (the callback listener closed, exit 130).
+  deps.processes?.onceSignal('SIGHUP', stop('SIGHUP'));
 
   const http = createHttpClient(clientOptions(ctx.globals, deps, target, undefined));
   const signIn = webLoginCommand(target);

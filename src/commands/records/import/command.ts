@@ -17,7 +17,7 @@ const NOTES = [
   'A create is never sent twice blindly: one whose answer was lost is looked up by --key (and',
   'recorded as created when found), else recorded as unknown. --resume continues from the',
   'results file: done rows are skipped, failed ones retried, unknown ones checked again by key.',
-  `Ctrl-C or SIGTERM: no new row starts; rows in flight get ${GRACE_MS / 1000} s (SVC_BULK_GRACE) to finish, then`,
+  `Ctrl-C, SIGTERM or SIGHUP: no new row starts; rows in flight get ${GRACE_MS / 1000} s (SVC_BULK_GRACE) to finish, then`,
   `are cut off (a create then recorded unknown); exit ${ExitCode.interrupted}.`,
   '--dry-run still reads (the lookups by ID or key) to make its plan; it writes nothing.',
   `Exit codes: ${ExitCode.ok} every row done, ${ExitCode.failure} some failed or unknown, ${ExitCode.usage} invalid rows or usage,`,

@@ -122,7 +122,7 @@ export async function runImport(opts: ImportOptions, ctx: Context): Promise<void
   const tsv = format === 'csv' && opts.format === undefined && ctx.globals.delimiter === undefined && /\.tsv$/i.test(opts.from);
   const rows = readRows(family, input, { format, delimiter: tsv ? '\t' : delimiter, ...(tsv ? { tsv } : {}), zone, source });
   markDuplicates(rows, opts.key);
-  // Ctrl-C and SIGTERM are handled before the lock is taken: one while the rows are looked up ends svc at
+  // Ctrl-C, SIGTERM and SIGHUP are handled before the lock is taken: one while the rows are looked up ends svc at
   // once (exit 130) with the lock removed; once rows are written, it stops them (writeAll).
   const stop = stopOnSignals(ctx.deps, graceOf(ctx.deps), { writes: false });
   // The results file's lock comes before its lines are read or any key is looked up, so that another run
