@@ -298,21 +298,24 @@ export function processControl(): ProcessControl {
     // no-op absorbs that repeat so svc's orderly shutdown can finish (one place for every command).
     onceSignal: (signal, fn) => {
       if (signal === 'SIGTERM') commandHandles.SIGTERM = true;
-      process.once(signal, () => {
-        if (signal === 'SIGTERM') process.once(signal, () => undefined);
-        else {
-          // The repeat right after is absorbed (conf re-raises it); one more ends svc at once, exit 130, as a third
-          // SIGTERM does (onSigterm): process.exit runs the exit hooks, so no lock file is left.
-          let repeats = 0;
-          const again = (): void => {
-            if (++repeats < 2) return;
-            process.stderr.write(`svc: interrupted by ${signal} (again: stopping now)\n`);
-            process.exit(130);
-          };
-          process.on(signal, again);
+      // One listener that stays registered: with process.once, the moment between its removal and a listener
+      // added inside it left the signal at the system's default, and a repeat arriving then killed svc outright
+      // (no exit hooks, its lock left behind).
+      let fired = false;
+      let repeats = 0;
+      process.on(signal, () => {
+        if (!fired) {
+          fired = true;
+          if (signal === 'SIGHUP') hungUp();
+          fn();
+          return;
         }
-        if (signal === 'SIGHUP') hungUp();
-        fn();
+        // A SIGTERM again is onSigterm's to count. Otherwise the repeat right after is absorbed (conf re-raises
+        // it); one more ends svc at once, exit 130, as a third SIGTERM does: process.exit runs the exit hooks,
+        // so no lock file is left.
+        if (signal === 'SIGTERM' || ++repeats < 2) return;
+        process.stderr.write(`svc: interrupted by ${signal} (again: stopping now)\n`);
+        process.exit(130);
       });
     },
     kill(pid, signal) {
