@@ -98,6 +98,22 @@ export function expandableFields(family: ResourceFamily): ResourceField[] {
   return family.fields.filter((f) => isCompositeType(f.type) || f.type === 'binfile');
 }
 
+/** A type or family name with its article, for messages: "a string", "an items", "an int32", "an accounts", "a users". */
+export function aOrAn(word: string): string {
+  // A leading u is mostly said "you" (users, unit): "a".
+  return `${/^[aeio]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
+/**
+ * Whether a field can be sorted (and filtered) on: the service sorts and filters stored scalar columns only, so
+ * a composite (items, array, object …) or a computed field is refused. Undefined when it can; else why not.
+ */
+export function unorderable(field: ResourceField): string | undefined {
+  if (isCompositeType(field.type)) return `is a composite (${field.type}) field`;
+  if (!field.filterable) return 'is computed, not stored';
+  return undefined;
+}
+
 export function findField(family: ResourceFamily, name: string): ResourceField | undefined {
   return family.fields.find((f) => f.name === name);
 }

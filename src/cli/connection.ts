@@ -28,6 +28,7 @@ import { didYouMean } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { Deps } from './deps.js';
 import { fixFor } from './token-advice.js';
+import { parseRetries } from './globals.js';
 
 /** The global options that choose and reach an instance (a part of GlobalOptions, src/cli/globals.ts). */
 export interface ConnectionOptions {
@@ -146,8 +147,7 @@ function timeoutOf(opts: ConnectionOptions): number {
 /** The HTTP client options from the global flags, for a target and (maybe) a token. */
 export function clientOptions(opts: ConnectionOptions, deps: Deps, target: Target, token: string | undefined) {
   const timeoutMs = timeoutOf(opts);
-  const retries = opts.retries === undefined ? 3 : Number(opts.retries);
-  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError(`invalid --retries '${shown(String(opts.retries), 40)}'; use a whole number from 0 to 20`);
+  const retries = opts.retries === undefined ? 3 : parseRetries(opts.retries);
   const debug = (deps.env.SVC_DEBUG ?? '').split(',');
   const verbose = opts.verbose === true || debug.includes('http');
   return {

@@ -57,6 +57,10 @@ export function delimitedOf(globals: GlobalOptions): Pick<OutputSettings, 'heade
   if ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
     throw new UsageError(`--delimiter takes one character other than a quote or line break, not ${shown(JSON.stringify(delimiter), 40)}`);
   }
+  // A control character (ESC, NUL, DEL, …) is no separator a reader can see or a terminal shows as itself; a tab is (tsv-like csv).
+  if (/[^\P{Cc}\t]/u.test(delimiter)) {
+    throw new UsageError(`--delimiter takes a printable character or a tab, not the control character ${shown(JSON.stringify(delimiter), 40)}`);
+  }
   return { header: globals.header, delimiter, eol: globals.crlf ? '\r\n' : '\n' };
 }
 

@@ -1,11 +1,38 @@
 /**
- * The options every command accepts, as data (declared once on the root), and
- * their plain typed form. program.ts reads them from commander once per run.
+ * The options every command accepts, as data (shown on the root; program.ts
+ * declares them, hidden, on every command below it too, so they may be given
+ * before the command word, between a family and its verb, or after the verb),
+ * and their plain typed form. program.ts reads them from commander once per run.
  */
 import { outputFormats, resolveFormat } from '../output/format.js';
 import type { OptionSpec } from './option-spec.js';
 import { UsageError } from '../errors.js';
 import { shown } from '../util/shown.js';
+import { MAX_TIMER_MS, parseDuration } from '../util/duration.js';
+
+/**
+ * An empty or blank value (`--timeout "$T"` with T unset) is a mistake, never the option left out: refused
+ * naming the option and the fix, as it is parsed (before anything is sent or written). An empty --url or
+ * --profile is refused where it is read, in words of the command (connection.ts, profile add).
+ */
+function given(flag: string, what: string, check?: (v: string) => unknown): (v: string) => unknown {
+  return (v) => {
+    if (v.trim() === '') {
+      throw new UsageError(`${flag} is given ${v === '' ? 'an empty' : 'a blank'} value (an unset variable?); give ${what}, or leave ${flag} out`);
+    }
+    return check ? check(v) : v;
+  };
+}
+
+/** The most tries after a failure --retries takes (README: 0 to 20). */
+export const MAX_RETRIES = 20;
+
+/** --retries N: a whole number from 0 to MAX_RETRIES, in plain digits (not 0x10, 1e1, -0 or blanks). */
+export function parseRetries(text: string): number {
+  const n = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= MAX_RETRIES)) throw new UsageError(`invalid --retries '${shown(text, 40)}'; use a whole number from 0 to ${MAX_RETRIES}`);
+  return n;
+}
 
 export const globalOptionSpecs: readonly OptionSpec[] = [
   {
@@ -14,9 +41,7 @@ export const globalOptionSpecs: readonly OptionSpec[] = [
     // A file path passes here (export writes it); commands that print check the format when they run.
     parse: (v, previous) => {
       // Given twice (`--output y.dat -o csv`), the last would win without a word: a file or a format lost.
-      if (previous !== undefined && previous !== v) {
-        throw new UsageError(`-o/--output given twice ('${shown(String(previous), 60)}' and '${shown(v, 60)}'); give it once (for export: the file with --output-file FILE, the format with --format)`);
-      }
+      if (previous !== undefined && previous !== v) throw new UsageError(outputGivenTwice(String(previous), v));
       return /[./\\]/.test(v) ? v : resolveFormat(v, false);
     },
   },
@@ -28,12 +53,22 @@ export const globalOptionSpecs: readonly OptionSpec[] = [
   { flags: '--no-pager', help: 'tables on a terminal are not sent through $SVC_PAGER / $PAGER (default: less -FRX)' },
   { flags: '--profile <name>', help: 'the profile to use (default: $SVC_PROFILE, else the one chosen with svc profile use)' },
   { flags: '--url <instance-url>', help: 'an instance URL to use without a profile, e.g. https://erp.example.com/acme (or $SVC_URL)' },
-  { flags: '--token-file <file>', help: 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)' },
-  { flags: '--timeout <duration>', help: 'longest wait for one answer, e.g. 30s (default 30s)' },
-  { flags: '--retries <n>', help: 'tries after a failed idempotent request (default 3)' },
-  { flags: '--ca-file <file>', help: 'also trust the CA certificates in this PEM file (see also $NODE_EXTRA_CA_CERTS)' },
+  { flags: '--token-file <file>', help: 'read the token from this file (see also $SVC_TOKEN, $SVC_TOKEN_FILE)', parse: given('--token-file', 'the file the token is in') },
+  {
+    flags: '--timeout <duration>',
+    help: 'longest wait for one answer, e.g. 30s (default 30s)',
+    // Checked here too, so a bad one is refused before anything is written (connection.ts reads it).
+    parse: given('--timeout', 'a duration such as 30s', (v) => (parseDuration(v, '--timeout', MAX_TIMER_MS), v)),
+  },
+  { flags: '--retries <n>', help: 'tries after a failed idempotent request (default 3)', parse: given('--retries', `a whole number from 0 to ${MAX_RETRIES}`, (v) => (parseRetries(v), v)) },
+  { flags: '--ca-file <file>', help: 'also trust the CA certificates in this PEM file (see also $NODE_EXTRA_CA_CERTS)', parse: given('--ca-file', 'a PEM file') },
   { flags: '-v, --verbose', help: 'log each HTTP request to stderr, secrets redacted (or SVC_DEBUG=http)' },
 ];
+
+/** The refusal of -o given twice (at one level or two: `svc -o csv accounts query -o json`). */
+export function outputGivenTwice(first: string, second: string): string {
+  return `-o/--output given twice ('${shown(first, 60)}' and '${shown(second, 60)}'); give it once (for export: the file with --output-file FILE, the format with --format)`;
+}
 
 /** The global options of one run, as plain values. */
 export interface GlobalOptions {

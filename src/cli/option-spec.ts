@@ -1,4 +1,5 @@
 /** Options and arguments as data (see command.ts); program.ts renders them for commander. */
+import { shown } from '../util/shown.js';
 
 /** One option, in commander's flag syntax: `--limit <n>`, `-o, --output <format>`, `--all`, `--no-header`. */
 export interface OptionSpec {
@@ -11,6 +12,14 @@ export interface OptionSpec {
   /** The value when the option is not given (shown in help). */
   readonly defaultValue?: unknown;
   readonly hidden?: boolean;
+}
+
+/**
+ * The refusal of an option that is not repeatable given twice with different values (program.ts applies it
+ * to every such option): the last would win and the first be lost without a word.
+ */
+export function givenTwice(flag: string, first: string, second: string): string {
+  return `${flag} given twice ('${shown(first, 60)}' and '${shown(second, 60)}'); give it once`;
 }
 
 /** One positional argument. */

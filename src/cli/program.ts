@@ -4,6 +4,9 @@
  * data. The 64 record families are bare groups until one is run (or help or
  * completion needs it): their verbs are added by a preSubcommand hook, so
  * commander alone parses the command line, combined short flags included.
+ * Options are positional: each command parses those before its subcommand's
+ * word, and the global options are declared (hidden) on every command, so a
+ * word that is one option's value is never taken for another (addGlobals).
  */
 import { Command, CommanderError, Help, Option, type HelpContext } from 'commander';
 import { families, findFamily, type ResourceFamily } from '../catalogue/index.js';
@@ -12,14 +15,16 @@ import type { RecordVerb } from '../commands/records/record-verb.js';
 import { allows, recordVerbs } from '../commands/records/verbs.js';
 import { UsageError } from '../errors.js';
 import { shown } from '../util/shown.js';
-import { didYouMean } from '../util/suggest.js';
+import { didYouMean, suggest } from '../util/suggest.js';
+import { outputFormats } from '../output/format.js';
 import { version } from '../version.js';
 import { isGroup, type AnySpec, type CommandSpec, type OptionSpec } from './command.js';
+import { givenTwice } from './option-spec.js';
 import { createContext } from './context.js';
 import { cliCommands, type CommandTree } from './cli-commands.js';
 import type { Deps } from './deps.js';
 import { FullBuildNeeded, isHelpBuild } from './help-build.js';
-import { firstCommandWord, globalOptionSpecs, toGlobals } from './globals.js';
+import { firstCommandWord, globalOptionSpecs, outputGivenTwice, toGlobals } from './globals.js';
 
 /**
  * Commander's Command, tagging its usage errors with the command path for the
@@ -29,6 +34,10 @@ import { firstCommandWord, globalOptionSpecs, toGlobals } from './globals.js';
 class SvcCommand extends Command {
   override createCommand(name?: string): SvcCommand {
     return new SvcCommand(name);
+  }
+
+  override createHelp(): Help {
+    return Object.assign(new SvcHelp(), this.configureHelp());
   }
 
   /**
@@ -53,6 +62,25 @@ class SvcCommand extends Command {
     const refusal = this.parent === null ? verbFirst(word, next) : undefined;
     if (refusal) throw refusal;
     return (Command.prototype as unknown as { unknownCommand(this: Command): never }).unknownCommand.call(this);
+  }
+
+  /** The root's: adds a family group's verbs (buildProgram sets it), so that an unknown option can be looked for there. */
+  populateGroup?: (cmd: Command) => boolean;
+
+  /**
+   * Commander's hook for an option the command does not know: one line naming the command it belongs to
+   * when it is an option of a verb below (`svc --limit 5 accounts query`), else the option meant.
+   */
+  unknownOption(flag: string): never {
+    if ((this as unknown as { _allowUnknownOption: boolean })._allowUnknownOption) return undefined as never;
+    const word = flag.startsWith('--') ? flag.replace(/=[^]*$/, '') : flag;
+    const path = commandPath(this);
+    const homes = this.commands.length > 0 ? optionHomes(this, word) : [];
+    if (homes.length > 0) {
+      const named = homes.length <= 2 ? homes.map((h) => `'${h}'`).join(' and ') : `'${homes[0]}', '${homes[1]}' and ${homes.length - 2} more`;
+      throw new UsageError(`unknown option '${shown(word, 80)}' here: it is an option of ${named}; put it after the verb (run '${homes.length === 1 ? homes[0] : path} --help')`);
+    }
+    throw new UsageError(`unknown option '${shown(flag, 80)}'${optionMeant(this, word)} (run '${path} --help')`);
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
@@ -86,6 +114,98 @@ function aliasesOf(verb: RecordVerb, family: ResourceFamily | undefined): readon
   return (owner && verb.spec(owner).aliases) || [];
 }
 
+/** Whether a command takes this flag (its own options, the global ones included). */
+function takes(cmd: Command, flag: string): boolean {
+  return cmd.options.some((o) => o.long === flag || o.short === flag);
+}
+
+/** The root's populateGroup, adding a group's verbs when it has them still to come. */
+function populateOf(cmd: Command): (c: Command) => boolean {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  return (root as SvcCommand).populateGroup ?? (() => false);
+}
+
+/**
+ * Where an option unknown to a root or group belongs: the verb the line names after it, else the verbs below
+ * that take it (`svc accounts query`, …); none when no command does.
+ */
+function optionHomes(cmd: Command, flag: string): string[] {
+  const populate = populateOf(cmd);
+  let at = cmd;
+  for (const a of cmd.args) {
+    if (a.startsWith('-')) continue;
+    const sub = at.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) continue;
+    populate(sub);
+    at = sub;
+    if (sub.commands.length === 0) return takes(sub, flag) ? [commandPath(sub)] : [];
+  }
+  const found: string[] = [];
+  const visit = (c: Command): void => {
+    for (const sub of c.commands) {
+      populate(sub);
+      if (sub.commands.length > 0) visit(sub);
+      else if (sub.options.some((o) => !addedGlobals.has(o) && (o.long === flag || o.short === flag))) found.push(commandPath(sub));
+    }
+  };
+  visit(at);
+  return found;
+}
+
+/**
+ * Names people reach for that svc spells otherwise, each with the flags meant, the first the command takes
+ * wins: `query --format csv` is -o, `import --file` is --from.
+ */
+const optionAliases: Readonly<Record<string, readonly string[]>> = {
+  format: ['-o'],
+  'output-format': ['-o'],
+  file: ['--from', '--data-file', '--output-file', '--filter-file'],
+  input: ['--from', '--data-file'],
+  'input-file': ['--from', '--data-file'],
+  in: ['--from', '--data-file'],
+  source: ['--from'],
+  outfile: ['--output-file', '-o'],
+  out: ['--output-file', '-o'],
+  where: ['--filter'],
+  query: ['--filter', '--search'],
+  find: ['--search'],
+  grep: ['--search'],
+  order: ['--sort'],
+  'order-by': ['--sort'],
+  orderby: ['--sort'],
+  'sort-by': ['--sort'],
+  sortby: ['--sort'],
+  columns: ['--fields'],
+  select: ['--fields'],
+  field: ['--fields'],
+  max: ['--limit'],
+  top: ['--limit'],
+  head: ['--limit'],
+  separator: ['--delimiter'],
+  sep: ['--delimiter'],
+  delim: ['--delimiter'],
+  force: ['--yes'],
+  debug: ['-v'],
+  token: ['--token-file'],
+  cacert: ['--ca-file'],
+  cert: ['--ca-file'],
+};
+
+/** "; did you mean '--limit'?" for an unknown option: an alias, then the nearest name, any case, one dash or two. */
+function optionMeant(cmd: Command, flag: string): string {
+  const name = flag.replace(/^-+/, '');
+  // `-vx`: a cluster of short flags; a name of one or two letters is no misspelt long option.
+  if (!flag.startsWith('--') && name.length <= 2) return '';
+  const lower = name.toLowerCase();
+  if (outputFormats.includes(lower as never) && takes(cmd, '-o')) return `; did you mean '-o ${lower}'?`;
+  const meant = Object.hasOwn(optionAliases, lower) ? optionAliases[lower]?.find((f) => takes(cmd, f)) : undefined;
+  if (meant && meant !== `--${lower}`) return `; did you mean '${meant}'?`;
+  const longs = cmd.options.filter((o) => o.long && (!o.hidden || addedGlobals.has(o))).map((o) => (o.long as string).slice(2));
+  const best = suggest(name, [...longs, 'help'])[0];
+  return best === undefined ? '' : `; did you mean '--${best}'?`;
+}
+
 /** "svc accounts describe" for a subcommand. */
 export function commandPath(cmd: Command): string {
   const names: string[] = [];
@@ -97,10 +217,91 @@ function optionOf(spec: OptionSpec): Option {
   const o = new Option(spec.flags, spec.help);
   const parse = spec.parse;
   if (spec.repeatable) o.argParser((v: string, prev: unknown[] | undefined) => [...(prev ?? []), parse ? parse(v) : v]);
-  else if (parse) o.argParser(parse);
+  else if (o.required || o.optional) {
+    // Not repeatable: given twice with different values, the first would be lost without a word. One
+    // Option per command per run, so `given` is this run's value (a default is never given).
+    let given: string | undefined;
+    o.argParser((v: string, prev: unknown) => {
+      const value = parse ? parse(v, prev) : v;
+      if (given !== undefined && given !== v) throw new UsageError(givenTwice(o.long ?? o.short ?? spec.flags, given, v));
+      given = v;
+      return value;
+    });
+  } else if (parse) o.argParser(parse);
   if (spec.defaultValue !== undefined) o.default(spec.defaultValue);
   if (spec.hidden) o.hideHelp();
   return o;
+}
+
+/** The global options' keys in commander's values (`tokenFile`, `color`), with the flag that names them. */
+const globalKeys: readonly { key: string; flag: string }[] = globalOptionSpecs.map((spec) => {
+  const o = new Option(spec.flags);
+  return { key: o.attributeName(), flag: o.long ?? o.short ?? spec.flags };
+});
+
+/** The options addGlobals added: help does not count them as the command's own (`help [topic...]`, no `[options]`). */
+const addedGlobals = new WeakSet<Option>();
+function added(o: Option): Option {
+  addedGlobals.add(o);
+  return o;
+}
+
+/** Commander's help, but a command's term in its parent's list shows `[options]` for options of its own only. */
+class SvcHelp extends Help {
+  override subcommandTerm(cmd: Command): string {
+    const own = cmd.options.filter((o) => !addedGlobals.has(o));
+    const saved = cmd.options;
+    (cmd as { options: readonly Option[] }).options = own;
+    try {
+      return super.subcommandTerm(cmd);
+    } finally {
+      (cmd as { options: readonly Option[] }).options = saved;
+    }
+  }
+}
+
+/**
+ * The global options (and -V), hidden, on a command below the root: the root parses its options only before
+ * the first command word (enablePositionalOptions), each command those before its subcommand or among its
+ * own, so a word that is another option's value (`--search -v`) is never taken for a global option.
+ * Added after the command's own options, in the root's order (completion lists a command's flags in order).
+ */
+function addGlobals(cmd: Command): void {
+  const taken = new Set(cmd.options.flatMap((o) => [o.short, o.long]).filter((f) => f !== undefined));
+  if (!taken.has('--version')) {
+    cmd.version(version, '-V, --version', 'print the version');
+    const v = cmd.options[cmd.options.length - 1];
+    if (v) added(v.hideHelp());
+  }
+  for (const spec of globalOptionSpecs) {
+    const o = optionOf(spec).hideHelp();
+    if ((o.long === undefined || !taken.has(o.long)) && (o.short === undefined || !taken.has(o.short))) cmd.addOption(added(o));
+  }
+}
+
+/**
+ * The global options of a run, from every level they may be given at (`svc -o json accounts query`,
+ * `svc accounts query -o json`); one given at two levels with different values is refused, as one given
+ * twice at the same level is.
+ */
+function globalValues(cmd: Command): Record<string, unknown> {
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
+  const values: Record<string, unknown> = { ...chain[0]?.opts() };
+  const given = new Set<string>();
+  for (const c of chain) {
+    for (const { key, flag } of globalKeys) {
+      if (c.getOptionValueSource(key) !== 'cli') continue;
+      const value = c.getOptionValue(key) as unknown;
+      if (given.has(key) && values[key] !== value) {
+        const [first, second] = [String(values[key]), String(value)];
+        throw new UsageError(key === 'output' ? outputGivenTwice(first, second) : givenTwice(flag, first, second));
+      }
+      values[key] = value;
+      given.add(key);
+    }
+  }
+  return values;
 }
 
 /** The part of --help after the options: the notes, then the examples. */
@@ -122,7 +323,10 @@ function addSpec(parent: Command, spec: AnySpec, runner: Runner, deferred?: Defe
   const cmd = existing ?? parent.command(spec.name).description(spec.summary);
   if (spec.group) cmd.helpGroup(spec.group);
   if (isGroup(spec)) {
-    const add = (): void => spec.subcommands.forEach((sub) => addSpec(cmd, sub, runner));
+    const add = (): void => {
+      addGlobals(cmd);
+      spec.subcommands.forEach((sub) => addSpec(cmd, sub, runner));
+    };
     if (deferred) deferred.set(cmd, add);
     else add();
     return cmd;
@@ -133,6 +337,7 @@ function addSpec(parent: Command, spec: AnySpec, runner: Runner, deferred?: Defe
     cmd.argument(a.optional ? `[${name}]` : `<${name}>`, a.help);
   }
   for (const o of spec.options ?? []) cmd.addOption(optionOf(o));
+  addGlobals(cmd);
   if (spec.passUnknownOptions) cmd.allowUnknownOption();
   const after = renderHelpAfter(spec);
   if (after) cmd.addHelpText('after', after);
@@ -213,7 +418,9 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
-    .commandsGroup('Commands:');
+    .commandsGroup('Commands:')
+    // The root's options before the first command word only: below it, each command parses its own (addGlobals).
+    .enablePositionalOptions();
   for (const o of globalOptionSpecs) root.addOption(optionOf(o));
 
   // eslint-disable-next-line prefer-const
@@ -221,7 +428,7 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
   const runner: Runner = async (spec, args, self) => {
     // The help build runs `svc help` only; any other command runs in the whole program (help-build.ts).
     if (isHelpBuild && spec.name !== 'help') throw new FullBuildNeeded(`the body of '${commandPath(self)}'`);
-    const ctx = createContext(deps, toGlobals(self.optsWithGlobals()));
+    const ctx = createContext(deps, toGlobals(globalValues(self)));
     try {
       await spec.run(spec.toOptions({ args: args as (string | string[] | undefined)[], flags: self.opts() }), ctx);
     } finally {
@@ -249,6 +456,7 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
     }
     const group = existing ? sharedWith(existing, family) : root.command(family.name).description(groupSummary(family)).helpGroup(RESOURCE_GROUP);
     pending.set(group, () => {
+      if (!existing) addGlobals(group);
       for (const verb of recordVerbs) {
         const spec = allows(verb, family) ? verb.spec(family) : undefined;
         if (spec) addSpec(group, spec, runner);
@@ -262,6 +470,7 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Program {
     add();
     return true;
   };
+  root.populateGroup = populate;
   if (listed.length > 0) listFamilies(root, listed);
   root.hook('preSubcommand', (_root, sub) => void populate(sub));
   program = { root, populate, populateAll: () => [...pending.keys()].forEach(populate) };

@@ -43,7 +43,8 @@ export function parseDate(text: string, now: number, zone: string | undefined): 
   if (!formatter) return { ok: false, message: `unknown time zone '${shown(zone ?? '', 60)}'; use an IANA name such as Europe/Berlin` };
   const word = text.toLowerCase();
   if (word === 'now') return { ok: true, seconds: Math.floor(now / 1000) };
-  if (word in DATE_WORDS) return { ok: true, seconds: calendarWord(word, now, formatter) };
+  // Own keys only: `__proto__` or `constructor` is no date word (`in` would find them on Object.prototype).
+  if (Object.hasOwn(DATE_WORDS, word)) return { ok: true, seconds: calendarWord(word, now, formatter) };
   const rel = RELATIVE.exec(text);
   if (rel) {
     const amount = Number(rel[2]) * (RELATIVE_UNITS[(rel[3] ?? 's').toLowerCase()] ?? 1);

@@ -4,7 +4,7 @@
  * on timestamp fields, and text as is. Extension fields have no declared
  * type: bare numbers and true/false keep their JSON type, the rest is text.
  */
-import { enumValueOf, type ResourceField } from '../catalogue/index.js';
+import { aOrAn, enumValueOf, type ResourceField } from '../catalogue/index.js';
 import { suggest } from '../util/suggest.js';
 import type { ValueNode } from './ast.js';
 import { parseDate } from './dates.js';
@@ -40,11 +40,12 @@ export function convertValue(value: ValueNode, target: Target, ctx: ValueContext
   const text = value.text.trim();
   if (field.type === 'string') return ok(value.text);
   if (field.type === 'flag') {
-    const flag = FLAGS[text.toLowerCase()];
+    const word = text.toLowerCase();
+    const flag = Object.hasOwn(FLAGS, word) ? FLAGS[word] : undefined;
     return flag === undefined ? bad(value, target, ctx.family, 'is not a flag; use true, false, 1 or 0') : ok(flag);
   }
   if (field.type === 'double') return NUMBER.test(text) && Number.isFinite(Number(text)) ? ok(Number(text)) : bad(value, target, ctx.family, 'is not a finite number');
-  if (!INTEGER_TYPES.has(field.type)) return bad(value, target, ctx.family, `cannot be compared with a ${field.type} field`);
+  if (!INTEGER_TYPES.has(field.type)) return bad(value, target, ctx.family, `cannot be compared with ${aOrAn(field.type)} field`);
   if (INTEGER.test(text)) return safeInteger(value, target, Number(text), ctx.family);
   if (field.enum?.some((e) => e.name !== undefined)) return unknownName(value, target, field, ctx.family);
   if (field.timestamp) {

@@ -113,6 +113,15 @@ function eachProgram(expr: string, end: string): string {
   return `(.[] | (${expr}\n\n)), (${JSON.stringify(end)} | stderr | empty)`;
 }
 
+/**
+ * The expression as jq's program argument: jq takes an argument that starts with '-' for an option of its
+ * own (`--help`, `-n`, `--arg` …), so one that does gets a leading blank, which jq's parser skips (`-.count`
+ * and `-1` stay expressions; `--help` is then one that does not compile).
+ */
+function asProgram(expr: string): string {
+  return expr.startsWith('-') ? ` ${expr}` : expr;
+}
+
 /** The exit codes of a worker that stopped jq because it printed more than its limit. */
 const OVER_OUTPUT = 20;
 const OVER_STDERR = 21;
@@ -433,7 +442,8 @@ export function createJqEngine(limits: Partial<JqLimits> = {}): JqEngine {
   const call = async (input: string, expr: string, flags: readonly string[], checking: boolean, each = false): Promise<JqRun> => {
     checkJqExpression(expr);
     const end = each ? `svc-end-${randomUUID()}` : undefined;
-    const program = end === undefined ? expr : eachProgram(expr, end);
+    // jq reads an argument that starts with '-' as an option of its own (--help, -n, --arg …): the program never does.
+    const program = end === undefined ? asProgram(expr) : eachProgram(expr, end);
     const w = await (worker ??= start());
     const id = ++seq;
     w.ref();

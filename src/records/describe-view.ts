@@ -49,7 +49,13 @@ function requireField(family: ResourceFamily, name: string): ResourceField {
  * `accounts.contact.city` (the contact's city).
  */
 export function resolvePath(path: string): { family: ResourceFamily; field?: ResourceField; via: string[] } {
-  const [head = '', ...rest] = path.split('.');
+  const parts = path.split('.');
+  const empty = parts.indexOf('');
+  if (parts.length > 1 && empty >= 0) {
+    const where = empty === 0 ? 'starts with a dot: give the resource first' : empty === parts.length - 1 ? 'ends with a dot: give a field after it' : 'has two dots in a row: give one field between them';
+    throw new UsageError(`'${shown(path, 80)}' ${where}, as RESOURCE or RESOURCE.FIELD (e.g. accounts.lastname)`);
+  }
+  const [head = '', ...rest] = parts;
   let family = requireFamily(head);
   const via: string[] = [];
   let field: ResourceField | undefined;

@@ -3,7 +3,7 @@
  * anything (so --print-request shows exactly what would go out): fields with
  * aliases, sort, limit, offset, search, distinct, expand and the filter.
  */
-import { findField, suggestField, type ResourceFamily } from '../catalogue/index.js';
+import { findField, suggestField, unorderable, type ResourceFamily } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
 import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
@@ -16,6 +16,10 @@ export interface Selected {
 
 /** Checks a field path: a field, a first-degree path through a reference, or extdata.NAME. */
 export function checkPath(family: ResourceFamily, path: string): void {
+  if (path.endsWith('.')) {
+    throw new UsageError(`'${shown(path, 80)}' ends with a dot and names no field after it: give reference.field (e.g. contact.city) or extdata.NAME`);
+  }
+  if (path.startsWith('.')) throw new UsageError(`'${shown(path, 80)}' starts with a dot and names no field before it: give field or reference.field (e.g. contact.city)`);
   const [head = '', ...rest] = path.split('.');
   if (head === 'extdata') {
     if (rest.length !== 1 || !rest[0]) throw new UsageError(`'${shown(path, 80)}' needs one extension field name: extdata.NAME`);
@@ -39,6 +43,7 @@ export function parseFields(family: ResourceFamily, text: string, follow: (famil
     const eq = part.indexOf('=');
     const name = eq > 0 ? part.slice(0, eq).trim() : part;
     const path = eq > 0 ? part.slice(eq + 1).trim() : part;
+    if (path === '') throw new UsageError(`--fields '${shown(part, 80)}' names no field after '=': give alias=path, e.g. name=lastname`);
     checkPath(family, path);
     const [head = '', tail] = path.split('.');
     const ref = findField(family, head)?.ref;
@@ -60,18 +65,30 @@ export function parseFields(family: ResourceFamily, text: string, follow: (famil
   return selected;
 }
 
-/** Parses `--sort -lastmodified,+lastname` into the service's sort array. */
-export function parseSort(family: ResourceFamily, text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => {
-      const sign = s.startsWith('-') || s.startsWith('+') ? s[0] : '+';
-      const path = s.replace(/^[+-]/, '');
-      checkPath(family, path);
-      return `${sign}${path}`;
-    });
+/**
+ * Parses `--sort -lastmodified,+lastname` into the service's sort array: each a field the service can sort on
+ * (stored and scalar, the rule --filter keeps; a composite or computed field would be a 400).
+ */
+export function parseSort(family: ResourceFamily, text: string, follow: (family: string) => ResourceFamily | undefined): string[] {
+  const parts = text.split(',').map((s) => s.trim());
+  if (parts.every((p) => p === '')) throw new UsageError("--sort needs at least one field, e.g. --sort -lastmodified (- descending, + or nothing ascending)");
+  return parts.filter(Boolean).map((s) => {
+    const sign = s.startsWith('-') || s.startsWith('+') ? s.charAt(0) : '+';
+    const path = s.replace(/^[+-]/, '').trim();
+    if (path === '') throw new UsageError(`--sort '${shown(s, 80)}' names no field: give ${sign}FIELD (${sign === '-' ? 'descending' : 'ascending'}), e.g. ${sign}lastmodified`);
+    checkPath(family, path);
+    const [head = '', tail] = path.split('.');
+    const field = head === 'extdata' ? undefined : tail === undefined ? findField(family, head) : (() => {
+      const ref = findField(family, head)?.ref;
+      const next = ref ? follow(ref.family) : undefined;
+      const found = next ? findField(next, tail) : undefined;
+      if (next && !found) throw new UsageError(`unknown field '${shown(tail, 80)}' on ${next.name} in '${shown(path, 80)}'${didYouMean(tail, suggestField(next, tail))}`);
+      return found;
+    })();
+    const why = field ? unorderable(field) : undefined;
+    if (why) throw new UsageError(`--sort ${shown(path, 80)}: the field ${why} and cannot be sorted on; sort by a plain field (see 'svc describe ${family.name}')`);
+    return `${sign}${path}`;
+  });
 }
 
 /** A whole number within bounds, for --limit, --offset and --page-size. */

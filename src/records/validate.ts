@@ -5,7 +5,7 @@
  * as far as the fields given allow (on update, rules over fields not given are
  * left to the service). Pure.
  */
-import { findField, suggestField, type ResourceFamily, type Rule } from '../catalogue/index.js';
+import { aOrAn, findField, suggestField, type ResourceFamily, type Rule } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
 import { shown } from '../util/shown.js';
 import { checkValue } from './check-value.js';
@@ -51,7 +51,7 @@ function missingProblem(family: ResourceFamily, body: RecordBody): string | unde
   for (const f of family.fields) {
     if (!f.required || !f.writable || body[f.name] !== undefined) continue;
     const example = f.pattern === '^[A-Z]{3}$' ? 'EUR' : f.timestamp ? '2026-05-01T09:00' : f.ref ? 'ID' : 'VALUE';
-    const about = f.note ? ` (${f.note})` : f.ref?.isFamily ? ` (a ${f.ref.family} ID)` : '';
+    const about = f.note ? ` (${f.note})` : f.ref?.isFamily ? ` (${aOrAn(f.ref.family)} ID)` : '';
     return `${family.name} needs ${f.name}${about}; add ${f.name}=${example}`;
   }
   return undefined;

@@ -431,7 +431,7 @@ class Reader {
         if (!CLASSES.has(name)) refuse('invalid character class', `[:${name.slice(0, 20)}:] is not one of ${[...CLASSES].join(' ')}`);
         return { k: 'posix', name };
       }
-      const code = inner.length === 1 ? (name.codePointAt(0) ?? 0) : kind === '.' ? NAMED[name] : undefined;
+      const code = inner.length === 1 ? (name.codePointAt(0) ?? 0) : kind === '.' && Object.hasOwn(NAMED, name) ? NAMED[name] : undefined;
       if (code === undefined) return refuse('invalid collating element', `[${kind}${name.slice(0, 20)}${kind}] is not one character${kind === '.' ? ' or the name of one, as [.space.]' : ''}`);
       return { k: kind === '.' ? 'char' : 'equiv', code };
     }

@@ -90,7 +90,7 @@ export function saveCursor(path: string, owner: CursorOwner, state: WatchState):
 }
 
 const damaged = (path: string, why: string): UsageError =>
-  new UsageError(`the cursor file ${path} is damaged (${why}); remove it to start the watch afresh`);
+  new UsageError(`the cursor file ${shown(path)} is damaged (${shown(why)}); remove it to start the watch afresh`);
 
 /** The state a cursor file holds, undefined when there is none; refuses a file that is not a cursor of this watch. */
 export function loadCursor(path: string, owner: CursorOwner): LoadedCursor | undefined {
@@ -100,10 +100,10 @@ export function loadCursor(path: string, owner: CursorOwner): LoadedCursor | und
     st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read the cursor file ${path}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read the cursor file ${shown(path)}: ${shown((err as Error).message)}`);
   }
-  if (st.isSymbolicLink()) throw new UsageError(`the cursor file ${path} is a symbolic link; give the path of a regular file`);
-  if (!st.isFile()) throw new UsageError(`the cursor file ${path} is not a regular file; give another path`);
+  if (st.isSymbolicLink()) throw new UsageError(`the cursor file ${shown(path)} is a symbolic link; give the path of a regular file`);
+  if (!st.isFile()) throw new UsageError(`the cursor file ${shown(path)} is not a regular file; give another path`);
   if (st.size > MAX_CURSOR_BYTES) throw damaged(path, `${st.size} bytes, more than svc ever writes`);
   let value: unknown;
   try {
@@ -112,14 +112,14 @@ export function loadCursor(path: string, owner: CursorOwner): LoadedCursor | und
     throw damaged(path, `not JSON: ${(err as Error).message}`);
   }
   const json = asCursorJson(value, (why) => damaged(path, why));
-  if (json.family !== family) throw new UsageError(`the cursor file ${path} belongs to a watch of ${shown(json.family)}, not ${family}; give another --cursor-file`);
+  if (json.family !== family) throw new UsageError(`the cursor file ${shown(path)} belongs to a watch of ${shown(json.family)}, not ${family}; give another --cursor-file`);
   const moved = json.instance !== null && json.instance !== instance && owner.movable === true && sameSandbox(json.instance, instance);
   if (json.instance !== null && json.instance !== instance && !moved) {
-    throw new UsageError(`the cursor file ${path} belongs to a watch of the instance ${shown(json.instance)}, not ${shown(instance)}; point svc at that instance (--profile, --url or SVC_URL), or give another --cursor-file (the same instance at a new address: change "instance" in the file)`);
+    throw new UsageError(`the cursor file ${shown(path)} belongs to a watch of the instance ${shown(json.instance)}, not ${shown(instance)}; point svc at that instance (--profile, --url or SVC_URL), or give another --cursor-file (the same instance at a new address: change "instance" in the file)`);
   }
   const older = upgradedQuery(json.query);
   if (!sameQuery(older, query)) {
-    throw new UsageError(`the cursor file ${path} belongs to a watch with other options (${shown(canonical(json.query))}); use the same --filter, --search and --fields, or another --cursor-file`);
+    throw new UsageError(`the cursor file ${shown(path)} belongs to a watch with other options (${shown(canonical(json.query))}); use the same --filter, --search and --fields, or another --cursor-file`);
   }
   const state: WatchState = {
     cursor: json.cursor,

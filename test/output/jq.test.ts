@@ -105,6 +105,20 @@ describe('errors', () => {
     expect((await jq({ a: 1 }, '.a', { engine: e })).stdout).toBe('1\n');
   });
 
+  it("an expression that starts with '-' is a program, never one of jq's own options (--help, -n, --arg …)", async () => {
+    const e = engine();
+    for (const expr of ['--help', '-h', '--version', '-n', '-s', '--tab', '--arg', '--rawfile', '--argjson', '-L/etc', '--', '-']) {
+      const err = await failure(e.check(expr));
+      expect(err, expr).toBeInstanceOf(UsageError);
+      expect(err.message, expr).toMatch(/^invalid --jq expression: /);
+      expect(err.message, expr).not.toMatch(/inputString|worker eval|Usage/);
+      expect((await failure(jq({ count: 3 }, expr, { engine: e }))).exitCode, expr).toBe(2);
+    }
+    expect((await jq({ count: 3 }, '-.count')).stdout).toBe('-3\n');
+    expect((await jq({ count: 3 }, '-1')).stdout).toBe('-1\n');
+    expect((await jq({ count: 3 }, '-.count', { compact: true })).stdout).toBe('-3\n');
+  });
+
   it('a runtime error is a failure (exit 1) with jq’s message, and nothing is written', async () => {
     const out = new Capture(false);
     const err = await failure(writeJq(out, { a: 1 }, { expr: '.a, .a.b', engine: shared }));

@@ -117,6 +117,23 @@ describe('watch: a filter file', () => {
     const r = await run(['accounts', 'watch', '--filter-file', file, '--once']);
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
   });
+
+  it('given twice: both ANDed, each text hashed; the cursor file resumes with both and refuses a change to either', async () => {
+    const dir = tempDir();
+    const [a, b, cursor] = [join(dir, 'a.json'), join(dir, 'b.json'), join(dir, 'c')];
+    writeFileSync(a, '{"ID": {"<": 4}}');
+    writeFileSync(b, '{"ID": {">": 1}}');
+    const args = ['accounts', 'watch', '--filter-file', a, '--filter-file', b, '--fields', 'ID', '--once', '--cursor-file', cursor];
+    const r = await run(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOf(r.stdout)).toEqual([2, 3]);
+    const query = readCursor(cursor).query as Record<string, unknown>;
+    expect(query.filterFile).toEqual([a, b]);
+    expect(query.filterFileSha256).toEqual(['{"ID": {"<": 4}}', '{"ID": {">": 1}}'].map((t) => createHash('sha256').update(t).digest('hex')));
+    expect(await run(args)).toMatchObject({ code: 0, stdout: '' });
+    writeFileSync(b, '{"ID": {">": 2}}');
+    expect(await run(args)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('belongs to a watch with other options') });
+  });
 });
 
 describe('watch: the cursor file\'s name', () => {

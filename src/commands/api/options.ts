@@ -62,7 +62,10 @@ export function toApiOptions(input: CommandInput): ApiOptions {
   const flagged = str(flags, 'method');
   const x = flagged === undefined ? undefined : toMethod(flagged, ' for -X');
   if (given && x && given !== x) throw new UsageError(`two methods given (${given} and -X ${x}); give one`);
-  const target = parseTarget(second ?? first ?? '');
+  const path = second ?? first ?? '';
+  // A blank path (an unset variable in quotes) would be GET /api/v1/: refused, as an empty one is.
+  if (path !== '' && path.trim() === '') throw new UsageError("svc api's PATH is blank; give a path such as accounts or accounts/1 (svc api [METHOD] PATH)");
+  const target = parseTarget(path);
   const fields = [...list(flags, 'rawField').map((f) => parseField(f, false)), ...list(flags, 'field').map((f) => parseField(f, true))];
   const inputFile = str(flags, 'input');
   if (inputFile !== undefined && fields.length > 0) throw new UsageError('--input sends the body as given: drop -f/-F (or put those fields in the file)');

@@ -9,7 +9,7 @@ import { list, str, type CommandInput, type OptionSpec } from '../../cli/command
 import { UsageError } from '../../errors.js';
 import { shown } from '../../util/shown.js';
 import { parseCount } from '../../records/query-body.js';
-import type { FilterOptions } from './filter-flags.js';
+import { toFilterFiles, type FilterOptions } from './filter-flags.js';
 import { toTimeZone } from './tz-flag.js';
 
 /** Most rows at once: a shared service is not a load test. */
@@ -28,7 +28,7 @@ export const dryRunHelp = 'print what would be sent (method, URL, headers with t
 export const byFilterOptionSpecs: readonly OptionSpec[] = [
   { flags: '--filter <expr>', help: 'write every record matching this filter instead of one ID (repeatable: ANDed; see svc help filters)', repeatable: true },
   { flags: '--filter-json <json>', help: 'the same, a filter as the service takes it (JSON; repeatable: ANDed)', repeatable: true },
-  { flags: '--filter-file <file>', help: 'the same, a JSON filter from a file (- for stdin)' },
+  { flags: '--filter-file <file>', help: 'the same, a JSON filter from a file (- for stdin; repeatable: ANDed)', repeatable: true },
   yesOptionSpec,
   resultsOptionSpec,
   concurrencyOptionSpec,
@@ -44,6 +44,7 @@ export function toBulkFlags(flags: CommandInput['flags']): BulkFlags {
   const results = str(flags, 'results');
   const concurrency = str(flags, 'concurrency');
   if (results !== undefined && (results === '' || results.endsWith('/'))) throw new UsageError(`--results takes a file name, not '${shown(results)}'`);
+  if (results === '-') throw new UsageError("--results takes a file name, not - (standard output): the results are a file to read back (import --resume does); give one such as ./results.ndjson");
   return { ...(results !== undefined ? { results } : {}), concurrency: concurrency ? parseCount('--concurrency', concurrency, 1, MAX_CONCURRENCY) : 1 };
 }
 
@@ -56,16 +57,15 @@ export interface ByFilter extends BulkFlags {
 
 /** The filter flags as a ByFilter; undefined when none is given (the verb then takes an ID). */
 export function toByFilter(flags: CommandInput['flags']): ByFilter | undefined {
-  const filterFile = str(flags, 'filterFile');
   const tz = toTimeZone(flags);
   const filter: FilterOptions = {
     filter: list(flags, 'filter'),
     filterJson: list(flags, 'filterJson'),
-    ...(filterFile !== undefined ? { filterFile } : {}),
+    filterFiles: toFilterFiles(flags),
     ...(tz !== undefined ? { tz } : {}),
     explain: false,
     printRequest: false,
   };
-  if (filter.filter.length === 0 && filter.filterJson.length === 0 && filterFile === undefined) return undefined;
+  if (filter.filter.length === 0 && filter.filterJson.length === 0 && filter.filterFiles.length === 0) return undefined;
   return { filter, yes: flags.yes === true, ...toBulkFlags(flags) };
 }

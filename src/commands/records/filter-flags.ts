@@ -17,7 +17,7 @@ import { toTimeZone } from './tz-flag.js';
 export const filterOptionSpecs: readonly OptionSpec[] = [
   { flags: '--filter <expr>', help: "a filter expression, e.g. 'type = CUSTOMER and city ~* \"^ber\"' (repeatable: ANDed; see svc help filters)", repeatable: true },
   { flags: '--filter-json <json>', help: 'a filter as the service takes it, JSON (repeatable: ANDed)', repeatable: true },
-  { flags: '--filter-file <file>', help: 'a JSON filter from a file (- for stdin)' },
+  { flags: '--filter-file <file>', help: 'a JSON filter from a file (- for stdin; repeatable: ANDed)', repeatable: true },
   { flags: '--search <text>', help: "the service's search across the family's text fields" },
   { flags: '--tz <zone>', help: "time zone for dates in filters and tables (default: this machine's), e.g. Europe/Berlin" },
   { flags: '--explain', help: 'print the compiled JSON filter and send nothing' },
@@ -28,7 +28,8 @@ export const filterOptionSpecs: readonly OptionSpec[] = [
 export interface FilterOptions {
   readonly filter: readonly string[];
   readonly filterJson: readonly string[];
-  readonly filterFile?: string;
+  /** --filter-file, in the order given (at most one of them `-`). */
+  readonly filterFiles: readonly string[];
   readonly search?: string;
   readonly tz?: string;
   readonly explain: boolean;
@@ -37,17 +38,25 @@ export interface FilterOptions {
 
 /** Whether any filter flag was given (--filter, --filter-json, --filter-file, --search, --tz). */
 export function filterGiven(f: FilterOptions): boolean {
-  return f.filter.length > 0 || f.filterJson.length > 0 || f.filterFile !== undefined || f.search !== undefined || f.tz !== undefined;
+  return f.filter.length > 0 || f.filterJson.length > 0 || f.filterFiles.length > 0 || f.search !== undefined || f.tz !== undefined;
+}
+
+/** --filter-file's values (repeatable); standard input can be read once, so a second `-` is refused. */
+export function toFilterFiles(flags: CommandInput['flags']): readonly string[] {
+  const files = list(flags, 'filterFile');
+  if (files.filter((f) => f === '-').length > 1) {
+    throw new UsageError('--filter-file - is given twice, and standard input can be read only once; put all but one of those filters in files');
+  }
+  return files;
 }
 
 export function toFilterOptions(flags: CommandInput['flags']): FilterOptions {
-  const filterFile = str(flags, 'filterFile');
   const search = str(flags, 'search');
   const tz = toTimeZone(flags);
   return {
     filter: list(flags, 'filter'),
     filterJson: list(flags, 'filterJson'),
-    ...(filterFile !== undefined ? { filterFile } : {}),
+    filterFiles: toFilterFiles(flags),
     ...(search !== undefined ? { search } : {}),
     ...(tz !== undefined ? { tz } : {}),
     explain: bool(flags, 'explain'),
@@ -107,16 +116,26 @@ export async function readFilterFile(file: string, ctx: Context): Promise<string
   return text.text;
 }
 
-/** The filter from --filter (the language), --filter-json and --filter-file, all ANDed. */
-export async function buildFilter(family: ResourceFamily, opts: FilterOptions, ctx: Context): Promise<Record<string, unknown> | undefined> {
+/** The options buildFilter takes: FilterOptions, where a caller without --filter-file (sync's remembered filter) leaves it out. */
+export type FilterBuildOptions = Omit<FilterOptions, 'filterFiles'> & { readonly filterFiles?: readonly string[] };
+
+/**
+ * The filter from --filter (the language), --filter-json and every --filter-file, all ANDed. `fileTexts`, when
+ * given, are the files' texts read already (one per --filter-file, in order), so none is read twice.
+ */
+export async function buildFilter(family: ResourceFamily, opts: FilterBuildOptions, ctx: Context, fileTexts?: readonly string[]): Promise<Record<string, unknown> | undefined> {
+  const files = opts.filterFiles ?? [];
   const parts: Record<string, unknown>[] = opts.filterJson.map((j) => jsonObject(j, '--filter-json'));
-  if (opts.filterFile) {
-    parts.push(jsonObject(await readFilterFile(opts.filterFile, ctx), `--filter-file ${shown(opts.filterFile)}`));
+  const names = parts.map(() => '--filter-json');
+  for (const [i, file] of files.entries()) {
+    const name = file === '-' ? '--filter-file -' : `--filter-file ${shown(file)}`;
+    parts.push(jsonObject(fileTexts?.[i] ?? (await readFilterFile(file, ctx)), name));
+    names.push(name);
   }
   if (parts.length > 0) {
     // Their field keys are checked against the catalogue as --filter's are (loaded only when there is one).
     const { checkFilterJson } = await import('./filter-json.js');
-    parts.forEach((p, i) => checkFilterJson(family, p, i < opts.filterJson.length ? '--filter-json' : `--filter-file ${shown(opts.filterFile ?? '')}`));
+    parts.forEach((p, i) => checkFilterJson(family, p, names[i] ?? '--filter-json'));
   }
   if (opts.filter.length === 0 && parts.length <= 1) return parts[0];
   const { compileFilter, combineFilters, renderFilterError } = await import('../../filter/index.js');

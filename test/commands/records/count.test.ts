@@ -7,11 +7,11 @@ import { family, NO_FILTER, optionsOf } from './support.js';
 describe('accounts count: flags → options', () => {
   it('takes the filter options and nothing else', () => {
     expect(optionsOf<CountOptions>(countVerb, 'accounts')).toEqual({ ...NO_FILTER, family: family('accounts') });
-    expect(optionsOf<CountOptions>(countVerb, 'accounts', { flags: { filter: ['ID > 1'], filterJson: ['{}'], filterFile: 'f.json', search: 'x', tz: 'UTC', explain: true } })).toEqual({
+    expect(optionsOf<CountOptions>(countVerb, 'accounts', { flags: { filter: ['ID > 1'], filterJson: ['{}'], filterFile: ['f.json'], search: 'x', tz: 'UTC', explain: true } })).toEqual({
       family: family('accounts'),
       filter: ['ID > 1'],
       filterJson: ['{}'],
-      filterFile: 'f.json',
+      filterFiles: ['f.json'],
       search: 'x',
       tz: 'UTC',
       explain: true,

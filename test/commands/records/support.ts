@@ -34,4 +34,4 @@ export function refusal(verb: VerbCommand, familyName: string, input: Partial<Co
 }
 
 /** The filter options when none is given. */
-export const NO_FILTER = { filter: [], filterJson: [], explain: false, printRequest: false } as const;
+export const NO_FILTER = { filter: [], filterJson: [], filterFiles: [], explain: false, printRequest: false } as const;

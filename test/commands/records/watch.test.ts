@@ -270,7 +270,8 @@ describe('a failing service', () => {
     const s = sandbox();
     const cursor = join(tempDir(), 'c');
     s.sandbox.hooks.failNext({ method: 'POST', path: '/api/v1/accounts', times: 10_000, fault: { status: 500, body: 'broken' } });
-    const r = await run([...WATCH, '--page-size', '2', '--interval', '10ms', '--cursor-file', cursor]);
+    // --interval once (given twice it is refused): 10ms instead of WATCH's 50ms.
+    const r = await run([...WATCH.map((a) => (a === '50ms' ? '10ms' : a)), '--page-size', '2', '--cursor-file', cursor]);
     s.sandbox.hooks.reset();
     expect([r.code, r.stdout]).toEqual([1, '']);
     const lines = r.stderr.trim().split('\n');

@@ -40,6 +40,16 @@ const isExportFormat = (s: string | undefined): s is ExportFormat => exportForma
  * write (`--output accounts.csv`, as --output-file): the issue's spelling.
  */
 function outputFileOf(opts: ExportOptions, ctx: Context): string | undefined {
+  const file = givenFileOf(opts, ctx);
+  if (file !== '-') return file;
+  // `-` is standard output, as for the files export reads; what needs a file to come back to is refused.
+  const needsFile = opts.resume ? '--resume' : opts.manifest ? '--manifest' : undefined;
+  if (needsFile) throw new UsageError(`${needsFile} needs a file to write (- is standard output, which has no checkpoint or manifest beside it); give --output-file FILE`);
+  return undefined;
+}
+
+/** The file named by --output-file or the global --output (`-` included). */
+function givenFileOf(opts: ExportOptions, ctx: Context): string | undefined {
   const output = ctx.globals.output;
   if (output === undefined || isExportFormat(output)) return opts.outputFile;
   // -o table or -o tsv: a format of the other commands, not a file named so.
@@ -129,7 +139,8 @@ export async function toExportRequest(opts: ExportOptions, ctx: Context, dest: P
     family: family.name,
     filter: given(opts.filter),
     filterJson: given(opts.filterJson),
-    filterFile: opts.filterFile,
+    // One file as before (a checkpoint of an older svc resumes); several as a list.
+    filterFile: opts.filterFiles.length > 1 ? opts.filterFiles : opts.filterFiles[0],
     search: opts.search,
     tz: opts.tz,
     fields: opts.fields,
@@ -154,7 +165,7 @@ export function commandText(opts: ExportOptions, dest: Destination, csv?: Export
   const parts = [`svc ${opts.family.name} export --format ${dest.format}`];
   for (const f of opts.filter) parts.push(`--filter ${q(f)}`);
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
-  if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
+  for (const f of opts.filterFiles) parts.push(`--filter-file ${q(f)}`);
   if (opts.search !== undefined) parts.push(`--search ${q(opts.search)}`);
   if (opts.tz !== undefined) parts.push(`--tz ${q(opts.tz)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);

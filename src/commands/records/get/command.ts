@@ -1,5 +1,6 @@
 /** `svc <family> get ID`: its options and help (the typed options: options.ts). */
 import type { CommandSpec } from '../../../cli/command.js';
+import { expandHelp } from '../../../records/expand.js';
 import type { VerbCommand } from '../record-verb.js';
 import { toGetOptions, type GetOptions } from './options.js';
 
@@ -10,7 +11,7 @@ export const getVerb: VerbCommand<'get'> = {
     summary: `show one ${family.name} record`,
     args: [{ name: 'id', help: 'the record ID' }],
     options: [
-      { flags: '--expand <list>', help: 'expand composite and bin file fields' },
+      { flags: '--expand <list>', help: expandHelp(family) },
       { flags: '--extdata', help: 'add the extension fields (pseudo field extdata)' },
       { flags: '--tags', help: 'add the tags (pseudo field tags)' },
       { flags: '--if-none-match <etag>', help: 'answer "unchanged" (exit 0, nothing on stdout) when the record still has this ETag' },

@@ -32,7 +32,7 @@ export function toGetOptions(family: ResourceFamily, id: string, flags: Readonly
   const tz = toTimeZone(flags);
   return {
     ...opts,
-    ...(expand ? { expand: parseExpand(family, expand) } : {}),
+    ...(expand !== undefined ? { expand: parseExpand(family, expand) } : {}),
     ...(ifNoneMatch ? { ifNoneMatch } : {}),
     ...(tz !== undefined ? { tz } : {}),
   };

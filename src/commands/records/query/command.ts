@@ -1,5 +1,6 @@
 /** `svc <family> query` (alias list): its options and help (the typed options: options.ts). */
 import type { CommandSpec } from '../../../cli/command.js';
+import { expandHelp } from '../../../records/expand.js';
 import { filterOptionSpecs } from '../filter-flags.js';
 import type { VerbCommand } from '../record-verb.js';
 import { toQueryOptions, type QueryOptions } from './options.js';
@@ -19,7 +20,7 @@ export const queryVerb: VerbCommand<'query'> = {
       { flags: '--all', help: 'every matching record, page after page in ID order (streams; no silent truncation)' },
       { flags: '--page-size <n>', help: 'records per request with --all (default 1000)' },
       { flags: '--distinct', help: 'drop duplicate records (within one page: not with --all)' },
-      { flags: '--expand <list>', help: 'expand composite and bin file fields, e.g. picbinfile' },
+      { flags: '--expand <list>', help: expandHelp(family) },
     ],
     examples: [
       `svc ${family.name} query --filter 'ID > 100' --limit 10`,

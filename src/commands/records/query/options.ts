@@ -22,7 +22,7 @@ export function toQueryOptions(family: ResourceFamily, flags: Readonly<Record<st
   const sort = str(flags, 'sort');
   const all = bool(flags, 'all');
   const offset = str(flags, 'offset');
-  if (all && (sort || offset)) throw new UsageError('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
+  if (all && (sort !== undefined || offset)) throw new UsageError('--all pages in ID order: drop --sort and --offset (sort the output afterwards)');
   const limit = str(flags, 'limit');
   const pageSize = str(flags, 'pageSize');
   const expand = str(flags, 'expand');
@@ -34,12 +34,12 @@ export function toQueryOptions(family: ResourceFamily, flags: Readonly<Record<st
     family,
     listFields: flags.fields === true,
     ...(fields !== undefined ? { fields: parseFields(family, fields, findFamily) } : {}),
-    ...(sort ? { sort: parseSort(family, sort) } : {}),
+    ...(sort !== undefined ? { sort: parseSort(family, sort, findFamily) } : {}),
     ...(limit ? { limit: parseCount('--limit', limit, 1, 10000) } : {}),
     ...(offset ? { offset: parseCount('--offset', offset, 0, Number.MAX_SAFE_INTEGER) } : {}),
     all,
     pageSize: pageSize ? parseCount('--page-size', pageSize, 1, 10000) : 1000,
     distinct: bool(flags, 'distinct'),
-    ...(expand ? { expand: parseExpand(family, expand) } : {}),
+    ...(expand !== undefined ? { expand: parseExpand(family, expand) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 /** `svc <family> sum FIELD [--by FIELD]`'s typed options and how its arguments and flags become them, the fields checked against the catalogue. */
-import { findField, type ResourceFamily, type ResourceField } from '../../../catalogue/index.js';
+import { aOrAn, findField, type ResourceFamily, type ResourceField } from '../../../catalogue/index.js';
 import { str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { parseCount } from '../../../records/query-body.js';
@@ -30,7 +30,7 @@ function ownField(family: ResourceFamily, name: string, role: string): ResourceF
 export function summableField(family: ResourceFamily, name: string): ResourceField {
   const field = ownField(family, name, 'sum');
   if (!SUMMABLE.has(field.type)) {
-    throw new UsageError(`cannot sum '${field.name}' on ${family.name}: it is a ${field.type} field (sum takes int16, int32, int64 or double fields)`);
+    throw new UsageError(`cannot sum '${field.name}' on ${family.name}: it is ${aOrAn(field.type)} field (sum takes int16, int32, int64 or double fields)`);
   }
   return field;
 }
@@ -39,7 +39,7 @@ export function summableField(family: ResourceFamily, name: string): ResourceFie
 export function groupField(family: ResourceFamily, name: string): ResourceField {
   const field = ownField(family, name, '--by');
   if (!GROUPABLE.has(field.type)) {
-    throw new UsageError(`cannot group by '${field.name}' on ${family.name}: it is a ${field.type} field (--by takes a number, text or flag field)`);
+    throw new UsageError(`cannot group by '${field.name}' on ${family.name}: it is ${aOrAn(field.type)} field (--by takes a number, text or flag field)`);
   }
   return field;
 }

@@ -1,6 +1,7 @@
 /** `svc <family> sync`'s typed options and how its flags become them. */
 import type { ResourceFamily } from '../../../catalogue/index.js';
 import { str } from '../../../cli/command.js';
+import { UsageError } from '../../../errors.js';
 import { findFamily } from '../../../catalogue/index.js';
 import { parseFields } from '../../../records/query-body.js';
 import type { SyncFlags } from '../../../sync/flags.js';
@@ -16,7 +17,10 @@ export interface SyncOptions extends FilterOptions {
 
 export function toSyncOptions(family: ResourceFamily, flags: Readonly<Record<string, unknown>>): SyncOptions {
   const fields = str(flags, 'fields');
-  if (fields !== undefined && fields.trim() !== '') parseFields(family, fields, findFamily);
+  if (fields !== undefined && fields.replace(/,/g, '').trim() === '') {
+    throw new UsageError('--fields needs at least one field, e.g. --fields ID,lastname,lastmodified (leave --fields out for every field)');
+  }
+  if (fields !== undefined) parseFields(family, fields, findFamily);
   const filters = toFilterOptions(flags);
   const sync = toSyncFlags(flags);
   if (sync.status) {

@@ -16,9 +16,7 @@ import { runSync } from '../sync-run.js';
 async function givenFilter(opts: SyncOptions, ctx: Context): Promise<RememberedFilter | undefined> {
   if (!filterGiven(opts)) return undefined;
   const filterJson = [...opts.filterJson];
-  if (opts.filterFile !== undefined) {
-    filterJson.push((await readFilterFile(opts.filterFile, ctx)).trim());
-  }
+  for (const file of opts.filterFiles) filterJson.push((await readFilterFile(file, ctx)).trim());
   return { filter: opts.filter, filterJson, ...(opts.search !== undefined ? { search: opts.search } : {}), ...(opts.tz !== undefined ? { tz: opts.tz } : {}) };
 }
 

@@ -30,7 +30,7 @@ export function toUpdateOptions(family: ResourceFamily, { args, flags }: Command
   const first = typeof args[0] === 'string' ? args[0] : undefined;
   if (byFilter) {
     if (ifMatch !== undefined) throw new UsageError('--filter writes each record with the ETag it was read with; drop --if-match');
-    if (byFilter.filter.filterFile === '-' && str(flags, 'dataFile') === '-') throw new UsageError('--filter-file - and --data-file - both read stdin; put one of them in a file');
+    if (byFilter.filter.filterFiles.includes('-') && str(flags, 'dataFile') === '-') throw new UsageError('--filter-file - and --data-file - both read stdin; put one of them in a file');
     if (first !== undefined && /^\d+$/.test(first)) throw new UsageError(`give a record ID or --filter, not both (run 'svc ${family.name} update --help')`);
     const words = [...(first !== undefined ? [first] : []), ...(Array.isArray(args[1]) ? args[1].map(String) : [])];
     return { ...toBodyOptions(family, 'update', words, flags), byFilter, ...dryRun };

@@ -42,6 +42,7 @@ export function toWatchOptions(family: ResourceFamily, flags: Readonly<Record<st
   const since = str(flags, 'since');
   const cursorFile = str(flags, 'cursorFile');
   if (cursorFile === '') throw new UsageError('--cursor-file needs a file name');
+  if (cursorFile === '-') throw new UsageError("--cursor-file takes a file the watch can resume from, not - (standard output); give a file name such as ./feed.cursor");
   const selected = fields !== undefined ? parseFields(family, fields, findFamily) : undefined;
   for (const s of selected ?? []) {
     // Every line names its record by "ID" (a delete carries only that), and the watch's own keys start with __svc_.

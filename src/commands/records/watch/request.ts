@@ -5,14 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from '../../../cli/context.js';
-import type { InStream } from '../../../cli/deps.js';
 import { queryBody } from '../../../records/query-body.js';
 import type { WatchQuery } from '../../../watch/engine.js';
 import { refuseReferencePaths } from '../../../records/followed-paths.js';
 import { shellQuote } from '../../../util/shell-quote.js';
 import { buildFilter, filterMemberOf, readFilterFile } from '../filter-flags.js';
-import { UsageError } from '../../../errors.js';
-import { shown } from '../../../util/shown.js';
 import type { WatchOptions } from './options.js';
 
 export interface WatchRequest {
@@ -24,7 +21,10 @@ export interface WatchRequest {
 }
 
 export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<WatchRequest> {
-  const { filter, filterText } = await filterOnce(opts, ctx);
+  const { filter, filterTexts } = await filterOnce(opts, ctx);
+  const sha256 = (text: string): string => createHash('sha256').update(text.trim()).digest('hex');
+  // One file as before (a cursor file of an older svc resumes); several as lists.
+  const one = <T>(values: readonly T[]): T | readonly T[] | undefined => (values.length > 1 ? values : values[0]);
   refuseReferencePaths(opts.family, 'watch', (opts.selected ?? []).map((f) => f.path), filter);
   const filterMember = await filterMemberOf(ctx);
   const fields = opts.selected ? (queryBody({ filterMember, fields: opts.selected }).fields as Record<string, string>) : undefined;
@@ -34,9 +34,9 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
     JSON.stringify({
       filter: given(opts.filter),
       filterJson: given(opts.filterJson),
-      filterFile: opts.filterFile,
+      filterFile: one(opts.filterFiles),
       // What the file (or stdin) said, not only its name: a cursor file never resumes with another filter.
-      filterFileSha256: filterText !== undefined ? createHash('sha256').update(filterText.trim()).digest('hex') : undefined,
+      filterFileSha256: one(filterTexts.map(sha256)),
       search: opts.search,
       tz: opts.tz,
       fields: opts.fields,
@@ -51,38 +51,14 @@ export async function toWatchRequest(opts: WatchOptions, ctx: Context): Promise<
 }
 
 /**
- * The filter, and the text of --filter-file, read once: what ties the cursor file is what the filter was built
- * from (a file changed between two reads, standard input, a FIFO or `<(command)`, can be read only once).
- * buildFilter reads that text as standard input; its messages name the file.
+ * The filter, and the texts of --filter-file, each read once: what ties the cursor file is what the filter was
+ * built from (a file changed between two reads, standard input, a FIFO or `<(command)`, can be read only once).
  */
-async function filterOnce(opts: WatchOptions, ctx: Context): Promise<{ filter?: Record<string, unknown>; filterText?: string }> {
-  const file = opts.filterFile;
-  if (file === undefined) {
-    const filter = await buildFilter(opts.family, opts, ctx);
-    return filter ? { filter } : {};
-  }
-  const filterText = await readFilterFile(file, ctx);
-  let filter: Record<string, unknown> | undefined;
-  try {
-    filter = await buildFilter(opts.family, { ...opts, filterFile: '-' }, withStdin(ctx, filterText));
-  } catch (err) {
-    const as = '--filter-file -';
-    if (file === '-' || !(err instanceof UsageError) || !err.message.startsWith(as)) throw err;
-    throw new UsageError(`--filter-file ${shown(file)}${err.message.slice(as.length)}`);
-  }
-  return { ...(filter ? { filter } : {}), filterText };
-}
-
-/** The context with standard input replaced by `text` (read already), for buildFilter to read again. */
-function withStdin(ctx: Context, text: string): Context {
-  const stdin: InStream = {
-    isTTY: false,
-    async *[Symbol.asyncIterator]() {
-      yield text;
-    },
-    pause: () => undefined,
-  };
-  return { ...ctx, deps: { ...ctx.deps, stdin } };
+async function filterOnce(opts: WatchOptions, ctx: Context): Promise<{ filter?: Record<string, unknown>; filterTexts: readonly string[] }> {
+  const filterTexts: string[] = [];
+  for (const file of opts.filterFiles) filterTexts.push(await readFilterFile(file, ctx));
+  const filter = await buildFilter(opts.family, opts, ctx, filterTexts);
+  return { ...(filter ? { filter } : {}), filterTexts };
 }
 
 /** The command line, for the lock file (who holds the cursor). */
@@ -91,7 +67,7 @@ export function commandText(opts: WatchOptions): string {
   const parts = [`svc ${opts.family.name} watch`];
   for (const f of opts.filter) parts.push(`--filter ${q(f)}`);
   for (const f of opts.filterJson) parts.push(`--filter-json ${q(f)}`);
-  if (opts.filterFile) parts.push(`--filter-file ${q(opts.filterFile)}`);
+  for (const f of opts.filterFiles) parts.push(`--filter-file ${q(f)}`);
   if (opts.search !== undefined) parts.push(`--search ${q(opts.search)}`);
   if (opts.tz !== undefined) parts.push(`--tz ${q(opts.tz)}`);
   if (opts.fields) parts.push(`--fields ${q(opts.fields)}`);

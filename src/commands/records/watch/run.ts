@@ -44,9 +44,11 @@ export async function runWatchCommand(opts: WatchOptions, ctx: Context): Promise
     return;
   }
   const signal = interruptSignal(deps.processes ? (sig, fn) => deps.processes?.onceSignal(sig, fn) : undefined);
+  // The connection options (--retries, --timeout, --ca-file, the token) are checked before the cursor file is
+  // made: a run refused for them leaves no file behind.
+  const { client } = await ctx.connect({ token: true });
   const cursor = await openCursor(opts, ctx, req.fingerprint, since);
   try {
-    const { client } = await ctx.connect({ token: true });
     if (deps.stderr.isTTY) deps.stderr.write(`svc: watching ${family.name} every ${shortDuration(opts.intervalMs)} (Ctrl-C to stop)\n`);
     await runWatch({
       family: family.name,
