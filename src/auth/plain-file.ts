@@ -6,10 +6,13 @@
  * silently.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
-import { UsageError } from '../errors.js';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, platform } from 'node:os';
+import { basename, dirname, join, sep } from 'node:path';
+import { readOwnFile, withoutBom } from '../config/own-file.js';
+import { SvcError, UsageError } from '../errors.js';
+import { atExit } from '../util/exit-hooks.js';
+import { shown } from '../util/shown.js';
 import type { CredentialStore } from './store.js';
 
 /**
@@ -17,15 +20,54 @@ import type { CredentialStore } from './store.js';
  * library the token renewal locks with): two profiles renewing their tokens at the same moment must not
  * each write back the file as they read it, losing the other's new pair.
  */
-async function locked<T>(file: string, work: () => T): Promise<T> {
+async function locked<T>(file: string, work: () => T, onWait: ((line: string) => void) | undefined): Promise<T> {
   const { oauthLibs } = await import('./oauth/libs.js');
   const { lockfile } = await oauthLibs();
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const release = await lockfile.lock(file, { realpath: false, stale: 10_000, retries: { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 } });
+  const lockDir = `${file}.lock`;
+  const options = { realpath: false, stale: LOCK_STALE_MS };
+  let release: () => Promise<void>;
   try {
+    release = await lockfile.lock(file, { ...options, retries: 0 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    // Never a silent wait: another svc writes the file, or one that was killed left its lock.
+    onWait?.(`waiting for ${shortPath(lockDir)}: another svc is writing ${shortPath(file)} (a lock left by a killed svc is taken over after ${LOCK_STALE_MS / 1000} s)`);
+    try {
+      release = await lockfile.lock(file, { ...options, retries: { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 500 } });
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ELOCKED') throw again;
+      throw new SvcError(`cannot write ${shortPath(file)}: ${shortPath(lockDir)} stayed locked; remove ${shortPath(lockDir)} if no other svc is running`);
+    }
+  }
+  // However the process ends meanwhile (SIGTERM's exit, a closed stdout), the lock goes with it: the next svc never waits it out.
+  const forget = atExit(() => rmSync(lockDir, { recursive: true, force: true }));
+  try {
+    sweepDrafts(file);
     return work();
   } finally {
     await release().catch(() => undefined);
+    forget();
+  }
+}
+
+/** A lock untouched this long is a killed svc's, taken over (proper-lockfile renews a held one's time). */
+const LOCK_STALE_MS = 10_000;
+
+/**
+ * Removes the drafts (`credentials.insecure.json.<random>.tmp`) a killed svc left beside the file: each holds
+ * secrets. Called under the lock, where no other svc writes one.
+ */
+function sweepDrafts(file: string): void {
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && /^[0-9a-f]+\.tmp$/.test(name.slice(prefix.length))) rmSync(join(dirname(file), name), { force: true });
   }
 }
 
@@ -36,26 +78,23 @@ export const PLAIN_FILE_NAME = 'credentials.insecure.json';
  * (a bad hand edit) is refused in one line that quotes none of it: a JSON
  * parser's message shows the text around the fault, which is a secret.
  */
-function read(file: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
-    throw new UsageError(`cannot read ${shortPath(file)} (${code ?? 'error'}); fix its permissions, or remove it and sign in again with 'svc login --insecure-storage'`);
-  }
+function read(file: string): { data: Record<string, string>; mode: number } {
+  const fix = "remove it and sign in again with 'svc login --insecure-storage'";
+  const got = readOwnFile(file, (why) =>
+    new UsageError(`cannot read ${shortPath(file)} (${why}); ${why.includes('not a file') ? fix : `fix its permissions, or ${fix}`}`),
+  );
+  if (got === undefined) return { data: {}, mode: 0o600 };
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(withoutBom(new TextDecoder('utf-8', { fatal: true }).decode(got.bytes)));
   } catch {
     data = undefined;
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new UsageError(`${shortPath(file)} is damaged (not the JSON object svc writes); remove it and sign in again with 'svc login --insecure-storage'`);
+    throw new UsageError(`${shortPath(file)} is damaged (not the JSON object svc writes); ${fix}`);
   }
   // An entry that is not text (a hand edit) is passed on as it is: its reader (a stored sign-in's) refuses it in its own words.
-  return data as Record<string, string>;
+  return { data: data as Record<string, string>, mode: got.stats.mode & 0o777 };
 }
 
 function write(file: string, data: Record<string, string>): void {
@@ -81,35 +120,59 @@ function shortPath(file: string): string {
   return home && home !== sep && file.startsWith(home + sep) ? `~${file.slice(home.length)}` : file;
 }
 
-/** A store in `<dir>/credentials.insecure.json`; `warn` is called once, at the first read of a secret or write. */
-export function createPlainFileStore(dir: string, warn: (message: string) => void): CredentialStore {
+/** What a store tells besides its warning. */
+export interface PlainFileOptions {
+  /** Told when the store waits for another svc's lock on the file (default: `warn`). */
+  readonly onLockWait?: (message: string) => void;
+}
+
+/**
+ * A store in `<dir>/credentials.insecure.json`; `warn` is called once, at the first read of a secret or
+ * write, and once more when others can read the file.
+ */
+export function createPlainFileStore(dir: string, warn: (message: string) => void, opts: PlainFileOptions = {}): CredentialStore {
   const file = join(dir, PLAIN_FILE_NAME);
+  const onWait = opts.onLockWait ?? warn;
   let warned = false;
+  let modeWarned = false;
   const notice = (): void => {
     if (warned) return;
     warned = true;
     warn(`warning: using secrets stored in plain text in ${shortPath(file)} (chosen with --insecure-storage)`);
   };
+  /** As a token file that others can read is warned about (src/auth/chain.ts). */
+  const modeNotice = (mode: number): void => {
+    if (modeWarned || platform() === 'win32' || (mode & 0o077) === 0) return;
+    modeWarned = true;
+    warn(`warning: ${shown(shortPath(file))} can be read by others (mode ${mode.toString(8)}); run chmod 600 ${shown(file)}`);
+  };
   return {
     kind: 'plain file',
     async get(account) {
-      const data = read(file);
+      const { data, mode } = read(file);
       const value = Object.hasOwn(data, account) ? data[account] : undefined;
-      if (value !== undefined) notice();
+      if (value !== undefined) {
+        notice();
+        modeNotice(mode);
+      }
       return value;
     },
     async set(account, secret) {
       notice();
-      await locked(file, () => write(file, { ...read(file), [account]: secret }));
+      await locked(file, () => write(file, { ...read(file).data, [account]: secret }), onWait);
     },
     async delete(account) {
-      return locked(file, () => {
-        const data = read(file);
-        if (!Object.hasOwn(data, account)) return false;
-        delete data[account];
-        write(file, data);
-        return true;
-      });
+      return locked(
+        file,
+        () => {
+          const { data } = read(file);
+          if (!Object.hasOwn(data, account)) return false;
+          delete data[account];
+          write(file, data);
+          return true;
+        },
+        onWait,
+      );
     },
   };
 }

@@ -221,6 +221,7 @@ export function processControl(): ProcessControl {
     platform: process.platform,
     async holdSignals(work, onHeld) {
       let held: 'SIGINT' | 'SIGTERM' | undefined;
+      let repeats = 0;
       const listeners = new Map<'SIGINT' | 'SIGTERM', () => void>();
       commandHandles.holding++;
       let released = false;
@@ -233,7 +234,9 @@ export function processControl(): ProcessControl {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         const fn = (): void => {
           if (held) {
-            // Asked twice: stop now.
+            // conf's writer (when-exit), once loaded, raises the first signal again at once: that repeat is absorbed,
+            // as onceSignal absorbs it; asked again after it: stop now.
+            if (++repeats < 2) return;
             release();
             process.kill(process.pid, signal);
             return;

@@ -5,6 +5,7 @@
  * connection.ts) say the same. No text here ever carries the token itself.
  */
 import type { ResolvedToken } from '../auth/chain.js';
+import { shown } from '../util/shown.js';
 
 /** What the advice needs of a target (connection.ts's Target has it). */
 export interface AdviceTarget {
@@ -30,8 +31,8 @@ export function sourceLabel(token: ResolvedToken): string {
 
 /** The login command for a target: with --profile or --url when it is not implied. */
 export function loginCommand(target: AdviceTarget): string {
-  if (target.profile) return `svc login --profile ${target.profile.name}`;
-  return `svc login --url ${target.instanceUrl}`;
+  if (target.profile) return `svc login --profile ${shown(target.profile.name)}`;
+  return `svc login --url ${shown(target.instanceUrl)}`;
 }
 
 /** How to get a valid token when the one from this source was refused. */

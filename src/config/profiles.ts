@@ -7,11 +7,13 @@
  * that talks to the service reads it; conf, with ajv, cost each ~60 ms to
  * load). Writes go through conf, loaded at the first write.
  */
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type Conf from 'conf';
 import { SvcError, UsageError } from '../errors.js';
+import { parseInstanceUrl } from '../http/urls.js';
+import { readOwnFile, withoutBom } from './own-file.js';
 import { checkProfileName } from './profile-name.js';
 import { shown } from '../util/shown.js';
 import { didYouMean } from '../util/suggest.js';
@@ -62,7 +64,12 @@ export interface ProfileStore {
   /** The config file's path. */
   readonly path: string;
   list(): Profile[];
-  get(name: string): Profile | undefined;
+  /**
+   * The profile of this name. One whose URL svc cannot use (a hand edit: javascript:, no path, http:// to
+   * another host) is refused naming it and the fix, unless `anyUrl` (the `svc profile` commands that show,
+   * fix or remove it).
+   */
+  get(name: string, opts?: { readonly anyUrl?: boolean }): Profile | undefined;
   /** Whether config.json has an entry of this name, damaged or not. */
   has(name: string): boolean;
   /** The profile `svc profile use` chose, if any. */
@@ -205,13 +212,15 @@ export class DamagedProfileError extends UsageError {}
 
 /** The config file's data as conf reads it: JSON, an absent file being empty. */
 function readConfig(path: string): Partial<ConfigShape> {
+  const fix = "it should be svc's config file: fix it, or move it away and add the profiles again";
+  const bytes = readOwnFile(path, (why) => new UsageError(`cannot read ${shown(path)} (${why}); ${fix}`))?.bytes;
+  if (bytes === undefined) return {};
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
-    throw new UsageError(`cannot read ${shown(path)} (${shown(code ?? 'error', 40)}); it should be svc's config file: fix it, or move it away and add the profiles again`);
+    // Fatal: a byte that is not UTF-8 would be written back as U+FFFD by the next write, changing a name or URL.
+    text = withoutBom(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new UsageError(`cannot read ${shown(path)}: it holds bytes that are not UTF-8; ${fix}`);
   }
   let data: unknown;
   try {
@@ -219,13 +228,17 @@ function readConfig(path: string): Partial<ConfigShape> {
   } catch (err) {
     throw new UsageError(`cannot read ${shown(path)}: not valid JSON (${shown((err as Error).message)}); fix it, or remove it and add the profiles again`);
   }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const what = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`);
+  // JSON that is not svc's object: never taken for "no profiles" (the next write would spread it into profiles).
+  if (!isObject(data)) throw new UsageError(`cannot read ${shown(path)}: it is ${what(data)}, not the JSON object svc writes; ${fix}`);
   // Own members only: a "__proto__" key in the file is data, never the prototype of what svc reads.
-  const own = <T,>(o: unknown, key: string): T | undefined =>
-    typeof o === 'object' && o !== null && !Array.isArray(o) && Object.hasOwn(o, key) ? ((o as Record<string, T>)[key] as T) : undefined;
-  const profiles = own<Record<string, Omit<Profile, 'name'>>>(data, 'profiles');
+  const own = <T,>(o: Record<string, unknown>, key: string): T | undefined => (Object.hasOwn(o, key) ? (o[key] as T) : undefined);
+  const profiles = own<unknown>(data, 'profiles');
+  if (profiles !== undefined && !isObject(profiles)) throw new UsageError(`cannot read ${shown(path)}: its "profiles" is ${what(profiles)}, not an object; ${fix}`);
   const current = own<unknown>(data, 'current');
   return {
-    ...(typeof profiles === 'object' && profiles !== null && !Array.isArray(profiles) ? { profiles: Object.fromEntries(Object.entries(profiles)) } : {}),
+    ...(profiles !== undefined ? { profiles: Object.fromEntries(Object.entries(profiles)) as Record<string, Omit<Profile, 'name'>> } : {}),
     ...(typeof current === 'string' ? { current } : {}),
   };
 }
@@ -242,6 +255,8 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
       projectName: 'svc',
       defaults: { profiles: {} },
       configFileMode: 0o600,
+      // As readConfig reads it: a leading byte-order mark is not JSON (it is not written back).
+      deserialize: (text: string) => JSON.parse(withoutBom(text)) as ConfigShape,
     }));
   const all = (): Record<string, Omit<Profile, 'name'>> => readConfig(path).profiles ?? {};
   /** The entry as a profile; a damaged one (a hand edit) is refused, naming it and the fix. */
@@ -250,9 +265,21 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
     if (damage) throw new DamagedProfileError(`profile '${shown(name)}' in ${shown(path)} is damaged (${damage}); remove it with 'svc profile remove ${shown(name)}' and add it again`);
     return { name, ...(entry as Omit<Profile, 'name'>) };
   };
-  const get = (name: string): Profile | undefined => {
+  const get = (name: string, opts: { readonly anyUrl?: boolean } = {}): Profile | undefined => {
     const profiles = all();
-    return Object.hasOwn(profiles, name) ? profileOf(name, profiles[name]) : undefined;
+    if (!Object.hasOwn(profiles, name)) return undefined;
+    const profile = profileOf(name, profiles[name]);
+    if (!opts.anyUrl) {
+      try {
+        parseInstanceUrl(profile.url);
+      } catch (err) {
+        const why = (err as Error).message.replace(/^instance URL /, 'its URL ');
+        throw new DamagedProfileError(
+          `profile '${shown(name)}' in ${shown(path)} has a URL svc cannot use (${why}); set it with 'svc profile add ${shown(name)} --url https://erp.example.com/acme', or remove it with 'svc profile remove ${shown(name)}'`,
+        );
+      }
+    }
+    return profile;
   };
   return {
     path,
@@ -261,15 +288,19 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
     has: (name) => Object.hasOwn(all(), name),
     current: () => readConfig(path).current,
     use(name) {
-      if (!get(name)) throw new UsageError(`no profile '${shown(name)}'${didYouMean(name, Object.keys(all()))} (see 'svc profile list')`);
-      lockedWrite(path, () => writer().set('current', name));
+      if (!get(name, { anyUrl: true })) throw new UsageError(`no profile '${shown(name)}'${didYouMean(name, Object.keys(all()))} (see 'svc profile list')`);
+      lockedWrite(path, () => {
+        readConfig(path); // refused as every read refuses it, before conf reads or writes it
+        writer().set('current', name);
+      });
     },
     save(profile) {
-      checkProfileName(profile.name);
+      // A name is checked when it is new: an entry already in the file (a hand edit's "my prod") is written back as it is named.
+      if (!Object.hasOwn(all(), profile.name)) checkProfileName(profile.name);
       return lockedWrite(path, () => {
         // A damaged entry of this name is replaced, as a new profile.
         const profiles = all();
-        const before = Object.hasOwn(profiles, profile.name) && damageOf(profiles[profile.name]) === undefined ? get(profile.name) : undefined;
+        const before = Object.hasOwn(profiles, profile.name) && damageOf(profiles[profile.name]) === undefined ? get(profile.name, { anyUrl: true }) : undefined;
         const identifier = profile.identifier ?? (before && before.url === profile.url ? before.identifier : newIdentifier());
         const { name, ...rest } = { ...before, ...profile, identifier };
         const c = writer();
@@ -279,6 +310,7 @@ export async function openProfiles(configDir: string): Promise<ProfileStore> {
     },
     remove(name) {
       return lockedWrite(path, () => {
+        readConfig(path); // refused as every read refuses it, before conf reads or writes it
         const c = writer();
         const profiles = { ...(c.get('profiles') ?? {}) };
         if (!Object.hasOwn(profiles, name)) return false;

@@ -90,7 +90,7 @@ describe('svc profile add', () => {
     expect(http.stdout).toBe('');
     expect(http.stderr).toMatch(/^svc: refusing plain http:\/\/ for erp\.example\.com: .*use https:\/\/erp\.example\.com\/acme\n$/);
     expect((await svc(['profile', 'add', 'no/slash', '--url', URL_A])).stderr).toBe(
-      "svc: invalid profile name 'no/slash'; use letters, digits, '.', '_' or '-'\n",
+      "svc: invalid profile name 'no/slash': '/' is not allowed in it; a profile name is 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit\n",
     );
     const noUrl = await svc(['profile', 'add', 'acme']);
     expect(noUrl).toEqual({ code: 2, stdout: '', stderr: "svc: no URL for profile 'acme'; run 'svc profile add acme --url https://erp.example.com/acme'\n" });

@@ -117,3 +117,75 @@ describe('reading and writing the config file', () => {
     expect(statSync(join(d, 'config.json')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('config.json that svc would never have written (s10)', () => {
+  const refused = async (d: string, pattern: RegExp): Promise<void> => {
+    const store = await openProfiles(d);
+    expect(() => store.list()).toThrow(UsageError);
+    expect(() => store.list()).toThrow(pattern);
+  };
+
+  it('a FIFO or a link to /dev/zero in its place is refused at once, naming the file, never read', async () => {
+    const d = dir();
+    spawnSync('mkfifo', [join(d, 'config.json')]);
+    await refused(d, /config\.json \(it is a named pipe \(FIFO\), not a file\)/);
+    const z = dir();
+    spawnSync('ln', ['-s', '/dev/zero', join(z, 'config.json')]);
+    await refused(z, /config\.json \(it is a device, not a file\)/);
+    // Nor does a write read it: the file stays what it was.
+    const store = await openProfiles(d);
+    expect(() => store.save({ name: 'a', url: 'https://erp.example.com/acme' })).toThrow(/not a file/);
+  });
+
+  it.each([
+    ['[{"url":"https://erp.example.com/acme"}]', /it is a list, not the JSON object svc writes/],
+    ['"svc"', /it is a string/],
+    ['42', /it is a number/],
+    ['{"profiles":"abc"}', /its "profiles" is a string, not an object/],
+    ['{"profiles":[]}', /its "profiles" is a list/],
+  ])('JSON that is not its object (%s) is refused, and no write changes the file', async (text, why) => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), text);
+    await refused(d, why);
+    const store = await openProfiles(d);
+    expect(() => store.save({ name: 'x', url: 'https://erp.example.com/acme' })).toThrow(why);
+    expect(() => store.remove('x')).toThrow(why);
+    expect(readFileSync(join(d, 'config.json'), 'utf8')).toBe(text);
+  });
+
+  it('a byte-order mark is read past, and a write drops it', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), `\ufeff${JSON.stringify({ current: 'a', profiles: { a: { url: 'https://erp.example.com/acme', identifier: 'i' } } })}`);
+    const store = await openProfiles(d);
+    expect(store.get('a')?.url).toBe('https://erp.example.com/acme');
+    store.save({ name: 'b', url: 'https://erp.example.com/acme' });
+    expect(Object.keys((JSON.parse(readFileSync(store.path, 'utf8')) as { profiles: object }).profiles)).toEqual(['a', 'b']);
+  });
+
+  it('bytes that are not UTF-8 are refused naming the file, and a write leaves them as they were', async () => {
+    const d = dir();
+    const raw = Buffer.concat([Buffer.from('{"profiles":{"b'), Buffer.from([0xc3]), Buffer.from('":{"url":"https://erp.example.com/acme","identifier":"j"}}}')]);
+    writeFileSync(join(d, 'config.json'), raw);
+    await refused(d, /config\.json: it holds bytes that are not UTF-8/);
+    const store = await openProfiles(d);
+    expect(() => store.save({ name: 'c', url: 'https://erp.example.com/acme' })).toThrow(/not UTF-8/);
+    expect(readFileSync(join(d, 'config.json')).equals(raw)).toBe(true);
+  });
+
+  it('a hand-edited name is written back as it is (a login saves its user), while a new one is still checked', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ profiles: { 'my prod': { url: 'https://erp.example.com/acme', identifier: 'i' } } }));
+    const store = await openProfiles(d);
+    expect(store.save({ ...store.get('my prod')!, user: 'dana' }).user).toBe('dana');
+    expect(() => store.save({ name: 'my test', url: 'https://erp.example.com/acme' })).toThrow(/invalid profile name/);
+  });
+
+  it.each(['javascript:alert(1)', 'https://erp.example.com', 'http://erp.example.com/acme'])('a URL svc cannot use (%s) is refused naming the profile and the fix; the profile commands still see it', async (url) => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ profiles: { a: { url, identifier: 'i' } } }));
+    const store = await openProfiles(d);
+    expect(() => store.get('a')).toThrow(/^profile 'a' in .*config\.json has a URL svc cannot use \(.*\); set it with 'svc profile add a --url https:\/\/erp\.example\.com\/acme', or remove it with 'svc profile remove a'$/);
+    expect(store.get('a', { anyUrl: true })?.url).toBe(url);
+    expect(store.list().map((p) => p.name)).toEqual(['a']);
+  });
+});

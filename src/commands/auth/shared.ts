@@ -9,15 +9,16 @@ import type { Connection } from '../../cli/connection.js';
 import type { Context } from '../../cli/context.js';
 import { fixFor, loginCommand, sourceLabel } from '../../cli/token-advice.js';
 import { AuthError } from '../../errors.js';
+import { shown } from '../../util/shown.js';
 
 export { loginCommand, sourceLabel };
 
 /** Exit 4: the service refused the token (expired, revoked, or its user or application deactivated). */
 export function invalidTokenError(conn: Connection): AuthError {
   const token = conn.token;
-  if (!token) return new AuthError(`not signed in to ${conn.target.label}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+  if (!token) return new AuthError(`not signed in to ${shown(conn.target.label)}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
   return new AuthError(
-    `the token from ${sourceLabel(token)} is not valid for ${conn.target.label} (expired, revoked, or its user or application deactivated): ${fixFor(token, conn.target)}`,
+    `the token from ${sourceLabel(token)} is not valid for ${shown(conn.target.label)} (expired, revoked, or its user or application deactivated): ${fixFor(token, conn.target)}`,
   );
 }
 
@@ -31,7 +32,7 @@ export async function verifyToken(conn: Connection): Promise<boolean> {
 /** Exit 4 with the way to sign in, and why the keychain was no help when it was not. */
 function notSignedIn(conn: Connection): AuthError {
   const why = conn.keychainProblem ? ` (the keychain could not be read: ${conn.keychainProblem})` : '';
-  return new AuthError(`not signed in to ${conn.target.label}${why}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
+  return new AuthError(`not signed in to ${shown(conn.target.label)}${why}: run '${loginCommand(conn.target)}', or set SVC_TOKEN or SVC_TOKEN_FILE`);
 }
 
 /** The run's connection and its token; no token is exit 4 naming the login command for the target. */

@@ -7,12 +7,22 @@ import { KeychainUnavailableError, SECRET_KINDS, accountName, type SecretKind } 
 import { keychainOf, plainStoreOf } from '../../cli/connection.js';
 import type { Deps } from '../../cli/deps.js';
 import type { Profile } from '../../config/profiles.js';
+import { shown } from '../../util/shown.js';
 import { secretsFit } from '../../config/secrets-fit.js';
 
 /** Where a profile's token is stored, if anywhere; `problem` when the keychain could not be asked. */
 export interface StoredToken {
   readonly store?: 'keychain' | 'plain file';
   readonly problem?: string;
+}
+
+/**
+ * A profile's URL as `svc profile` shows it: a password in it (a hand edit, an older config.json;
+ * https://user:pass@host/…) is replaced, as kubectl's `config view` does: https://user:REDACTED@host/….
+ */
+export function shownUrl(url: string): string {
+  // The authority's last '@' ends the user info (a password may hold '@'); its first ':' ends the user.
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)@/, (all, scheme: string, info: string) => (info.includes(':') ? `${scheme}${info.slice(0, info.indexOf(':'))}:REDACTED@` : all));
 }
 
 /** The account prefix of a profile's secrets (as connection.ts names it). */
@@ -80,17 +90,17 @@ export async function forgetSecrets(deps: Deps, profile: Profile): Promise<Forgo
     if (mayUseKeychain(profile)) {
       const service = deps.env.SVC_KEYCHAIN_SERVICE || 'svc';
       warnings.push(
-        `svc: warning: the keychain could not be reached (${err.reason}), so the secrets of '${name}' may be left in it; delete its entries 'profile:${name}/…' of service '${service}' once it can be reached`,
+        `svc: warning: the keychain could not be reached (${err.reason}), so the secrets of '${shown(name)}' may be left in it; delete its entries 'profile:${shown(name)}/…' of service '${service}' once it can be reached`,
       );
     }
   }
   try {
     // No warning about plain text here: deleting reads or writes no secret.
     const { createPlainFileStore } = await import('../../auth/plain-file.js');
-    const plain = createPlainFileStore(deps.configDir, () => undefined);
+    const plain = createPlainFileStore(deps.configDir, () => undefined, { onLockWait: (line) => void deps.stderr.write(`svc: ${line}\n`) });
     for (const kind of SECRET_KINDS) if (await plain.delete(accountName(profileKey(name), kind))) removed.add(kind);
   } catch (err) {
-    warnings.push(`svc: warning: the plain file could not be updated (${(err as Error).message.split('\n')[0]}), so the secrets of '${name}' may be left in it`);
+    warnings.push(`svc: warning: the plain file could not be updated (${(err as Error).message.split('\n')[0]}), so the secrets of '${shown(name)}' may be left in it`);
   }
   return { removed: SECRET_KINDS.filter((k) => removed.has(k)), warnings };
 }

@@ -44,6 +44,9 @@ describe('svc login --web: flags → options', () => {
     expect(() => toLoginOptions({ wait: '1m' })).toThrow('--wait is for a browser sign-in: add --web');
     expect(() => toLoginOptions({ browser: false, clientSecretStdin: true })).toThrow('--client-secret-stdin reads standard input to its end');
     expect(() => toLoginOptions({ web: true, wait: 'forever' })).toThrow("invalid --wait 'forever'");
+    // Given, but empty (an unset variable): said so, not "pass --client-id ID".
+    expect(() => toLoginOptions({ web: true, clientId: '' })).toThrow(/^--client-id is given an empty value \(an unset variable\?\); give the identifier/);
+    expect(() => toLoginOptions({ browser: false, clientId: '' })).toThrow(/^--client-id is given an empty value/);
   });
 
   it('opens URLs with $BROWSER (a list, %s or the URL last), else the platform opener, never a shell', () => {

@@ -3,7 +3,7 @@
  * the token kept in the plain file (--insecure-storage, so no Secret Service
  * is needed); test/cli/login.test.ts covers the keychain and the prompts.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_FILE_NAME } from '../../../src/auth/plain-file.js';
@@ -31,6 +31,14 @@ describe('svc login: flags → options', () => {
     );
     expect(() => toLoginOptions({ expires: 'soon' })).toThrow("invalid --expires 'soon'; use a number with ms, s, m, h, d or w, e.g. 30s, 1m30s or 30d");
     expect(() => toLoginOptions({ expires: '0s' })).toThrow('--expires must be more than zero');
+    // A lifetime the token would not outlive being sent: refused, from 1 minute to ten years.
+    for (const short of ['1ms', '1.5', '59s', '59999ms']) {
+      expect(() => toLoginOptions({ expires: short }), short).toThrow(`--expires '${short}' is too short; a token lives at least 1m (e.g. --expires 12h or 30d)`);
+    }
+    expect(toLoginOptions({ expires: '1m' }).expiresMs).toBe(60_000);
+    expect(toLoginOptions({ expires: '60' }).expiresMs).toBe(60_000);
+    expect(toLoginOptions({ expires: '3650d' }).expiresMs).toBe(3650 * 86_400_000);
+    expect(() => toLoginOptions({ expires: '3651d' })).toThrow("--expires '3651d' is too long; use at most 3650d");
   });
 });
 
@@ -113,5 +121,29 @@ describe('svc login: against the sandbox', () => {
   it('asks for nothing without a terminal: a missing password is a usage error naming the flag', async () => {
     const r = await svc(['login', '--user', 'demo', '--insecure-storage'], { configDir: await profileDir(), keychain: testKeychain() });
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'svc: a password is needed and there is no terminal to ask on: pipe it in with --password-stdin\n' });
+  });
+
+  it('signs in to a profile whose name a hand edit gave it ("my prod"): the profile keeps the sign-in, and logout ends it', async () => {
+    const configDir = tempConfigDir();
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current: 'my prod', profiles: { 'my prod': { url: sandbox.instanceUrl, identifier: 'svc-my-prod' } } }));
+    const keychain = testKeychain();
+    const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, keychain, env: { SVC_APPSECRET: appsecret() }, stdin: [sandbox.user('demo').password] });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await openProfiles(configDir)).get('my prod')).toMatchObject({ insecureStorage: true, user: 'demo' });
+    expect((await svc(['whoami'], { configDir, keychain })).code).toBe(0);
+    const out = await svc(['logout'], { configDir, keychain });
+    expect(out.stderr).toMatch(/signed out of my prod: the token was invalidated\n$/);
+    expect(existsSync(join(configDir, PLAIN_FILE_NAME))).toBe(false);
+  });
+
+  it('a store that cannot keep the token leaves the profile\'s choice of store as it was', async () => {
+    const configDir = await profileDir();
+    mkdirSync(join(configDir, PLAIN_FILE_NAME));
+    const r = await svc(['login', '--user', 'demo', '--password-stdin', '--insecure-storage'], { configDir, keychain: testKeychain(), env: { SVC_APPSECRET: appsecret() }, stdin: [sandbox.user('demo').password] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/credentials\.insecure\.json \(it is a directory, not a file\)/);
+    const p = (await openProfiles(configDir)).get('sb');
+    expect(p?.insecureStorage).toBeUndefined();
+    expect(p?.user).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /** `svc logout`: no options; against a real sandbox, what it says and what it leaves behind. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_FILE_NAME } from '../../../src/auth/plain-file.js';
@@ -52,5 +52,33 @@ describe('svc logout', () => {
   it('is not an error when there is no token', async () => {
     const r = await svc(['logout'], { keychain: testKeychain(), env: { SVC_URL: sandbox.instanceUrl } });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: `not signed in to ${sandbox.instanceUrl}; nothing to do\n` });
+  });
+
+  it('forgets a token the profile does not read (a login stopped before it saved its choice of store): signed out leaves no stored token', async () => {
+    const configDir = tempConfigDir();
+    const profiles = await openProfiles(configDir);
+    profiles.save({ name: 'sb', url: sandbox.instanceUrl });
+    profiles.use('sb');
+    const plain = join(configDir, PLAIN_FILE_NAME);
+    writeFileSync(plain, JSON.stringify({ 'profile:sb/token': 'tok_left', 'profile:other/token': 'tok_other' }), { mode: 0o600 });
+    const keychain = testKeychain();
+    await keychain().set('profile:sb/token', 'tok_left_in_keychain');
+    const r = await svc(['logout'], { configDir, keychain });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      'signed out of sb: a token the profile did not use (left by a stopped login) was forgotten here from the plain file and the keychain; the service was not told, so it stays valid there until it expires\n',
+    );
+    expect(JSON.parse(readFileSync(plain, 'utf8'))).toEqual({ 'profile:other/token': 'tok_other' });
+    expect(await keychain().get('profile:sb/token')).toBeUndefined();
+    const again = await svc(['logout'], { configDir, keychain });
+    expect(again.stderr).toBe('not signed in to sb; nothing to do\n');
+  });
+
+  it('shows a profile name from config.json with its control characters replaced', async () => {
+    const configDir = tempConfigDir();
+    const name = 'a\u001b[2Jb';
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current: name, profiles: { [name]: { url: sandbox.instanceUrl, identifier: 'i' } } }));
+    const r = await svc(['logout'], { configDir, keychain: testKeychain() });
+    expect(r).toMatchObject({ code: 0, stderr: 'not signed in to a?[2Jb; nothing to do\n' });
   });
 });

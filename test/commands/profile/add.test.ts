@@ -12,13 +12,22 @@ describe('svc profile add: flags → options', () => {
 
   it('takes --client-id, an application identifier, and refuses anything else in one line', () => {
     expect(toProfileAddOptions('acme', { clientId: 'svc-cli' })).toEqual({ name: 'acme', use: false, clientId: 'svc-cli' });
-    for (const bad of ['', '-x', 'a b', 'x'.repeat(201), '__proto__!', 'é']) {
+    expect(() => toProfileAddOptions('acme', { clientId: '' })).toThrow(/^--client-id is given an empty value/);
+    for (const bad of ['-x', 'a b', 'x'.repeat(201), '__proto__!', 'é']) {
       expect(() => toProfileAddOptions('acme', { clientId: bad })).toThrow(/^invalid client id '.*': an application identifier is 1-200 letters, digits/);
     }
   });
 
   it('refuses a bad name or --filter-member with one line', () => {
-    expect(() => toProfileAddOptions('no way', {})).toThrow("invalid profile name 'no way'; use letters, digits, '.', '_' or '-'");
+    const rule = "a profile name is 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit";
+    expect(() => toProfileAddOptions('no way', {})).toThrow(`invalid profile name 'no way': ' ' is not allowed in it; ${rule}`);
+    // The part of the rule the name breaks, not one it keeps.
+    expect(() => toProfileAddOptions('_x', {})).toThrow(`invalid profile name '_x': it starts with '_'; ${rule}`);
+    expect(() => toProfileAddOptions('.x', {})).toThrow(`invalid profile name '.x': it starts with '.'; ${rule}`);
+    expect(() => toProfileAddOptions('__proto__', {})).toThrow(`invalid profile name '__proto__': it starts with '_'; ${rule}`);
+    expect(() => toProfileAddOptions('a'.repeat(64), {})).toThrow(`invalid profile name '${'a'.repeat(64)}': it is 64 characters long; ${rule}`);
+    expect(() => toProfileAddOptions('', {})).toThrow(`invalid profile name '': it is empty; ${rule}`);
+    expect(toProfileAddOptions('a'.repeat(63), {}).name).toBe('a'.repeat(63));
     expect(() => toProfileAddOptions('acme', { filterMember: 'where' })).toThrow("--filter-member takes 'filters' (the default) or 'filter', not 'where'");
   });
 });
@@ -60,5 +69,21 @@ describe('svc profile add: run', () => {
     expect(none).toMatchObject({ code: 2, stdout: '', stderr: "svc: no URL for profile 'acme'; run 'svc profile add acme --url https://erp.example.com/acme'\n" });
     const ca = await svc(['profile', 'add', 'acme', '--url', sandbox.instanceUrl, '--ca-file', '/nonexistent/ca.pem'], { configDir });
     expect(ca).toMatchObject({ code: 2, stderr: "svc: cannot read CA file '/nonexistent/ca.pem'; give the path of a PEM file with --ca-file\n" });
+  });
+
+  it('says a --url, --ca-file or --client-id given an empty value (an unset variable) is empty, and keeps nothing', async () => {
+    const configDir = tempConfigDir();
+    const url = await svc(['profile', 'add', 'acme', '--url', ''], { configDir });
+    expect(url).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "svc: --url is given an empty value (an unset variable?); give the instance URL: 'svc profile add acme --url https://erp.example.com/acme'\n",
+    });
+    const ca = await svc(['profile', 'add', 'acme', '--url', sandbox.instanceUrl, '--ca-file', ''], { configDir });
+    expect(ca.code).toBe(2);
+    expect(ca.stderr).toMatch(/^svc: --ca-file is given an empty value[^\n]*\n$/);
+    const id = await svc(['profile', 'add', 'acme', '--url', sandbox.instanceUrl, '--client-id', ''], { configDir });
+    expect(id).toMatchObject({ code: 2, stderr: "svc: --client-id is given an empty value (an unset variable?); give the identifier of the service's application, or leave --client-id out\n" });
+    expect((await openProfiles(configDir)).list()).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ export const loginSpec: CommandSpec<LoginOptions> = {
     { flags: '--password-stdin', help: 'read the password from stdin (for scripts)' },
     { flags: '--appsecret-stdin', help: 'read the application secret from stdin (when the password comes otherwise; or set SVC_APPSECRET)' },
     { flags: '--otp <code>', help: 'the one-time code of a two-factor account (or SVC_OTP; asked on a terminal)' },
-    { flags: '--expires <duration>', help: 'token lifetime, e.g. 12h, 30d (default: the service decides, 100 days)' },
+    { flags: '--expires <duration>', help: 'token lifetime, from 1m to 3650d (ten years), e.g. 12h, 30d (default: the service decides, 100 days)' },
     { flags: '--insecure-storage', help: 'keep the token in a 0600 file instead of the OS keychain' },
     { flags: '--web', help: 'sign in with a browser (OAuth 2.0): no password or application secret reaches svc' },
     { flags: '--no-browser', help: 'with --web: print the sign-in URL instead of opening it (SSH, containers); paste the address the browser ends on' },

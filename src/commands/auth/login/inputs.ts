@@ -13,6 +13,7 @@ import { accountName, KeychainUnavailableError, SECRET_KINDS, type CredentialSto
 import { keychainOf, plainStoreOf, type Target } from '../../../cli/connection.js';
 import type { Deps } from '../../../cli/deps.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
+import type { Profile, ProfileStore } from '../../../config/profiles.js';
 import { SvcError, UsageError } from '../../../errors.js';
 
 /** The store the token will go to, checked to work; throws KeychainUnavailableError as it is. */
@@ -168,7 +169,7 @@ export async function dropOtherStoreSecrets(deps: Deps, store: CredentialStore, 
   try {
     if (store.kind === 'keychain') {
       const { createPlainFileStore } = await import('../../../auth/plain-file.js');
-      const plain = createPlainFileStore(deps.configDir, () => undefined);
+      const plain = createPlainFileStore(deps.configDir, () => undefined, { onLockWait: (line) => void deps.stderr.write(`svc: ${line}\n`) });
       for (const kind of SECRET_KINDS) await plain.delete(accountName(target.key, kind));
     } else {
       await (await keychainOf(deps)).delete(accountName(target.key, 'token'));
@@ -177,4 +178,58 @@ export async function dropOtherStoreSecrets(deps: Deps, store: CredentialStore, 
     // The other store cannot be reached or rewritten: nothing is read from it for this target meanwhile
     // (a profile's insecureStorage says which store it reads), and the next login or logout tries again.
   }
+}
+
+/**
+ * Keeps a sign-in the service gave: the profile first learns the store it
+ * reads (so a token svc keeps is always one it uses and one `svc logout`
+ * finds), then `keep` stores the secrets there, then the profile takes the
+ * rest of `fields` (the user, the expiry). Ctrl-C and SIGTERM are held back
+ * meanwhile (a second one stops at once); a kill -9 leaves at worst a
+ * profile that reads a store holding no token: not signed in, nothing kept.
+ * A store that fails puts the profile's store choice back. Says which
+ * signal came meanwhile, if one did: the caller ends with exit 130 once it
+ * has said what was kept.
+ */
+export async function keepSignIn(
+  deps: Deps,
+  store: CredentialStore,
+  target: Target,
+  profiles: ProfileStore,
+  fields: Partial<Profile> & { readonly insecureStorage: boolean },
+  keep: () => Promise<void>,
+): Promise<{ readonly stopped?: 'SIGINT' | 'SIGTERM' }> {
+  const before = target.profile;
+  const work = async (): Promise<void> => {
+    await dropOtherInstanceSecrets(store, target);
+    const keychainUrl = keychainUrlAfter(store, target);
+    const choice = { insecureStorage: fields.insecureStorage, keychainUrl };
+    const changes = before !== undefined && ((before.insecureStorage === true) !== choice.insecureStorage || before.keychainUrl !== keychainUrl);
+    if (before && changes) profiles.save({ ...before, ...choice });
+    try {
+      await keep();
+    } catch (err) {
+      if (before && changes) {
+        try {
+          profiles.save({ ...before, insecureStorage: before.insecureStorage, keychainUrl: before.keychainUrl });
+        } catch {
+          // the store's failure is what is reported
+        }
+      }
+      throw err;
+    }
+    await dropOtherStoreSecrets(deps, store, target);
+    if (before) profiles.save({ ...before, ...fields, keychainUrl });
+  };
+  const hold = deps.processes?.holdSignals?.bind(deps.processes);
+  if (!hold) {
+    await work();
+    return {};
+  }
+  let stopped: 'SIGINT' | 'SIGTERM' | undefined;
+  await hold(work, (signal) => {
+    stopped = signal;
+    deps.stderr.write(`svc: ${signal}: keeping the sign-in first (again to stop at once)\n`);
+  });
+  return stopped ? { stopped } : {};
 }

@@ -2,6 +2,7 @@
 import { bool, str } from '../../../cli/command.js';
 import { UsageError } from '../../../errors.js';
 import { MAX_TIMER_MS, parseDuration } from '../../../util/duration.js';
+import { shown } from '../../../util/shown.js';
 
 export interface LoginOptions {
   /** --user; asked on a terminal when absent. */
@@ -31,6 +32,16 @@ export interface WebLoginOptions {
 /** How long `svc login --web` waits for the browser unless --wait says otherwise. */
 export const DEFAULT_WEB_WAIT_MS = 5 * 60_000;
 
+/** The shortest --expires: a token that lives less is gone before it is of use (and a second or less is past when it arrives). */
+export const MIN_EXPIRES_MS = 60_000;
+
+/** --expires: from 1 minute to parseDuration's most (ten years). */
+function expiresOf(text: string): number {
+  const ms = parseDuration(text, '--expires');
+  if (ms < MIN_EXPIRES_MS) throw new UsageError(`--expires '${shown(text, 40)}' is too short; a token lives at least 1m (e.g. --expires 12h or 30d)`);
+  return ms;
+}
+
 /** Flags → LoginOptions; both secrets from stdin, or a bad --expires, is a UsageError. */
 export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginOptions {
   const passwordStdin = bool(flags, 'passwordStdin');
@@ -55,6 +66,9 @@ export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginO
       throw new UsageError('--client-secret-stdin reads standard input to its end, where --no-browser takes the pasted redirect URL: give the secret in SVC_CLIENT_SECRET');
     }
     const clientId = str(flags, 'clientId');
+    if (clientId === '') {
+      throw new UsageError("--client-id is given an empty value (an unset variable?); give the identifier of the service's application, or leave --client-id out to use the profile's");
+    }
     const wait = str(flags, 'wait');
     return {
       passwordStdin: false,
@@ -77,7 +91,7 @@ export function toLoginOptions(flags: Readonly<Record<string, unknown>>): LoginO
     passwordStdin,
     appsecretStdin,
     ...(otp !== undefined ? { otp } : {}),
-    ...(expires !== undefined ? { expiresMs: parseDuration(expires, '--expires') } : {}),
+    ...(expires !== undefined ? { expiresMs: expiresOf(expires) } : {}),
     insecureStorage: bool(flags, 'insecureStorage'),
   };
 }

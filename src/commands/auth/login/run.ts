@@ -10,8 +10,10 @@ import { clientOptions } from '../../../cli/connection.js';
 import type { Context } from '../../../cli/context.js';
 import { ask, canPrompt } from '../../../cli/prompt.js';
 import { createHttpClient, type HttpClient } from '../../../http/client.js';
+import { InterruptedError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 import type { LoginOptions } from './options.js';
-import { checkInputSources, chooseLoginStore, dropOtherInstanceSecrets, dropOtherStoreSecrets, gatherInputs, needOtp, keychainUrlAfter, shadowedSignIn } from './inputs.js';
+import { checkInputSources, chooseLoginStore, gatherInputs, keepSignIn, needOtp, shadowedSignIn } from './inputs.js';
 import { isOtpRequest, loginError, loginForm, requestToken, type TokenObject } from './request.js';
 
 export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> {
@@ -41,17 +43,15 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<void> 
   } finally {
     await client?.close();
   }
-  await dropOtherInstanceSecrets(store, target);
-  await store.set(accountName(target.key, 'token'), token.token);
-  if (inputs.appsecretIsNew) await store.set(accountName(target.key, 'appsecret'), inputs.appsecret);
-  await dropOtherStoreSecrets(deps, store, target);
-  if (target.profile) {
-    profiles.save({ ...target.profile, user: inputs.user, insecureStorage: opts.insecureStorage, tokenExpires: token.expdate ?? undefined, keychainUrl: keychainUrlAfter(store, target) });
-  }
+  const { stopped } = await keepSignIn(deps, store, target, profiles, { user: inputs.user, insecureStorage: opts.insecureStorage, tokenExpires: token.expdate ?? undefined }, async () => {
+    await store.set(accountName(target.key, 'token'), token.token);
+    if (inputs.appsecretIsNew) await store.set(accountName(target.key, 'appsecret'), inputs.appsecret);
+  });
   const expires = token.expdate ? new Date(token.expdate * 1000).toISOString().slice(0, 10) : 'never';
-  deps.stderr.write(`signed in to ${target.label} as ${inputs.user} (token in the ${store.kind}, expires ${expires})\n`);
+  deps.stderr.write(`signed in to ${shown(target.label)} as ${shown(inputs.user)} (token in the ${store.kind}, expires ${expires})\n`);
   const shadowed = shadowedSignIn(deps, ctx.globals.tokenFile);
   if (shadowed) deps.stderr.write(`${shadowed}\n`);
+  if (stopped) throw new InterruptedError(`interrupted by ${stopped}, after the sign-in was kept`);
   if (ctx.globals.output !== undefined) {
     const value = { target: target.label, url: target.instanceUrl, user: inputs.user, storage: store.kind, expdate: token.expdate };
     await ctx.emit({ kind: 'object', value, details: Object.entries(value).map(([k, v]) => [k, String(v)] as [string, string]) });

@@ -21,7 +21,8 @@ import { checkClientId } from '../../../config/client-id.js';
 import { ask, canPrompt, readAllStdin } from '../../../cli/prompt.js';
 import { InterruptedError, UsageError } from '../../../errors.js';
 import { createHttpClient } from '../../../http/client.js';
-import { chooseStore, dropOtherInstanceSecrets, dropOtherStoreSecrets, keychainUrlAfter, shadowedSignIn, storeFits } from './inputs.js';
+import { shown } from '../../../util/shown.js';
+import { chooseStore, keepSignIn, shadowedSignIn, storeFits } from './inputs.js';
 import type { LoginOptions, WebLoginOptions } from './options.js';
 
 /** The client secret: SVC_CLIENT_SECRET, --client-secret-stdin, the one kept for the target, or asked on a terminal. */
@@ -131,17 +132,15 @@ export async function runWebLogin(opts: LoginOptions, web: WebLoginOptions, ctx:
     await http.close();
   }
   // The secret first: tokens stored without it could not be renewed, a secret without tokens is merely not signed in.
-  await dropOtherInstanceSecrets(store, target);
-  if (isNew) await store.set(accountName(target.key, 'clientsecret'), secret);
-  await store.set(accountName(target.key, 'token'), serializeGrant(grant));
-  await dropOtherStoreSecrets(deps, store, target);
-  if (target.profile) {
-    profiles.save({ ...target.profile, clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt, keychainUrl: keychainUrlAfter(store, target) });
-  }
+  const { stopped } = await keepSignIn(deps, store, target, profiles, { clientId, insecureStorage: opts.insecureStorage, user, tokenExpires: grant.refreshExpiresAt }, async () => {
+    if (isNew) await store.set(accountName(target.key, 'clientsecret'), secret);
+    await store.set(accountName(target.key, 'token'), serializeGrant(grant));
+  });
   const expires = grant.refreshExpiresAt ? new Date(grant.refreshExpiresAt * 1000).toISOString().slice(0, 10) : 'unknown';
-  deps.stderr.write(`signed in to ${target.label}${user ? ` as ${user}` : ''} with a browser (client ${clientId}; tokens in the ${store.kind}, renewed by themselves until ${expires})\n`);
+  deps.stderr.write(`signed in to ${shown(target.label)}${user ? ` as ${shown(user)}` : ''} with a browser (client ${clientId}; tokens in the ${store.kind}, renewed by themselves until ${expires})\n`);
   const shadowed = shadowedSignIn(deps, ctx.globals.tokenFile);
   if (shadowed) deps.stderr.write(`${shadowed}\n`);
+  if (stopped) throw new InterruptedError(`interrupted by ${stopped}, after the sign-in was kept`);
   if (ctx.globals.output !== undefined) {
     const value = { target: target.label, url: target.instanceUrl, user: user ?? null, clientId, storage: store.kind, expires: grant.refreshExpiresAt ?? null };
     await ctx.emit({ kind: 'object', value, details: Object.entries(value).map(([k, v]) => [k, String(v)] as [string, string]) });

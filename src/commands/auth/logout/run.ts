@@ -14,6 +14,7 @@ import { keychainOf, plainStoreOf, type Connection } from '../../../cli/connecti
 import { refreshLockFile } from '../../../cli/oauth-credential.js';
 import type { Context } from '../../../cli/context.js';
 import { ExitCode, SvcError } from '../../../errors.js';
+import { shown } from '../../../util/shown.js';
 
 /**
  * Revokes a browser sign-in's tokens and forgets them, holding the refresh lock: another svc renewing the
@@ -65,7 +66,30 @@ async function forgetDamaged(ctx: Context): Promise<void> {
   const store = (await isDamaged(keychain, account)) ? keychain : await plainStoreOf(ctx.deps, target);
   if (store && (await isDamaged(store, account))) await store.delete(account);
   if (target.profile) (await ctx.profiles()).save({ ...target.profile, tokenExpires: undefined });
-  ctx.deps.stderr.write(`signed out of ${target.label}: the stored browser sign-in was damaged, so it was forgotten here without revoking its tokens (they end by themselves)\n`);
+  ctx.deps.stderr.write(`signed out of ${shown(target.label)}: the stored browser sign-in was damaged, so it was forgotten here without revoking its tokens (they end by themselves)\n`);
+}
+
+/** The plain-file store for deleting (it reads or writes no secret to warn about); waits on its lock are said. */
+function plainForDeleting(ctx: Context): CredentialStore {
+  return createPlainFileStore(ctx.deps.configDir, () => undefined, { onLockWait: (line) => void ctx.deps.stderr.write(`svc: ${line}\n`) });
+}
+
+/**
+ * With no token the credential chain would use, what either store still holds under the target's name (a
+ * login stopped between keeping its token and saving the profile's choice of store, an older login to the
+ * other store) goes, never sent anywhere: signed out means no stored token. The stores something was removed from.
+ */
+async function forgetLeftTokens(ctx: Context, conn: Connection): Promise<string[]> {
+  const account = accountName(conn.target.key, 'token');
+  const removed: string[] = [];
+  if (await plainForDeleting(ctx).delete(account)) removed.push('plain file');
+  try {
+    if (await (await keychainOf(ctx.deps)).delete(account)) removed.push('keychain');
+  } catch (err) {
+    if (!(err instanceof KeychainUnavailableError)) throw err;
+  }
+  if (removed.length > 0 && conn.target.profile) conn.profiles.save({ ...conn.target.profile, tokenExpires: undefined });
+  return removed;
 }
 
 export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
@@ -78,8 +102,14 @@ export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
     await forgetDamaged(ctx);
     return;
   }
+  const label = shown(conn.target.label);
   if (!conn.token) {
-    deps.stderr.write(`not signed in to ${conn.target.label}; nothing to do\n`);
+    const left = await forgetLeftTokens(ctx, conn);
+    deps.stderr.write(
+      left.length > 0
+        ? `signed out of ${label}: a token the profile did not use (left by a stopped login) was forgotten here from the ${left.join(' and the ')}; the service was not told, so it stays valid there until it expires\n`
+        : `not signed in to ${label}; nothing to do\n`,
+    );
     return;
   }
   let what: string;
@@ -100,12 +130,12 @@ export async function runLogout(_opts: NoOptions, ctx: Context): Promise<void> {
   }
   const source = conn.token.source;
   if (source === 'keychain') await (await keychainOf(deps)).delete(accountName(conn.target.key, 'token'));
-  if (source === 'plain file') await createPlainFileStore(deps.configDir, () => undefined).delete(accountName(conn.target.key, 'token'));
+  if (source === 'plain file') await plainForDeleting(ctx).delete(accountName(conn.target.key, 'token'));
   // A token the other store may still hold (a login there before a login to this one) goes too, best effort:
   // signed out means no stored token svc would send.
-  if (source === 'keychain') await createPlainFileStore(deps.configDir, () => undefined).delete(accountName(conn.target.key, 'token')).catch(() => undefined);
+  if (source === 'keychain') await plainForDeleting(ctx).delete(accountName(conn.target.key, 'token')).catch(() => undefined);
   if (source === 'plain file') await keychainOf(deps).then((k) => k.delete(accountName(conn.target.key, 'token'))).catch(() => undefined);
   if (conn.target.profile) conn.profiles.save({ ...conn.target.profile, tokenExpires: undefined });
   const kept = source === 'keychain' || source === 'plain file' ? '' : `; it came from ${source === 'env' ? 'SVC_TOKEN' : (conn.token.where ?? 'a file')}, remove it there`;
-  deps.stderr.write(`signed out of ${conn.target.label}: ${what}${kept}\n`);
+  deps.stderr.write(`signed out of ${label}: ${what}${kept}\n`);
 }

@@ -5,7 +5,7 @@ import { toProfileAddOptions, type ProfileAddOptions } from './options.js';
 export const profileAddSpec: CommandSpec<ProfileAddOptions> = {
   name: 'add',
   summary: 'add a profile, or update one, with the instance URL of --url',
-  args: [{ name: 'name', help: "the profile's name: letters, digits, '.', '_' or '-'" }],
+  args: [{ name: 'name', help: "the profile's name: 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit" }],
   options: [
     { flags: '--use', help: 'make it the current profile' },
     { flags: '--filter-member <name>', help: "send query filters under 'filters' (default, as the vendor's client does) or 'filter'" },

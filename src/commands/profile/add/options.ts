@@ -28,5 +28,6 @@ export function toProfileAddOptions(name: string, flags: Readonly<Record<string,
   checkProfileName(name);
   const filterMember = checkFilterMember(str(flags, 'filterMember'));
   const clientId = str(flags, 'clientId');
+  if (clientId === '') throw new UsageError("--client-id is given an empty value (an unset variable?); give the identifier of the service's application, or leave --client-id out");
   return { name, use: bool(flags, 'use'), ...(filterMember ? { filterMember } : {}), ...(clientId !== undefined ? { clientId: checkClientId(clientId) } : {}) };
 }

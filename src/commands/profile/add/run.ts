@@ -23,11 +23,14 @@ function checkCaFile(file: string): string {
 export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Promise<void> {
   const { deps, globals } = ctx;
   const { name } = opts;
+  const example = `svc profile add ${name} --url https://erp.example.com/acme`;
+  if (globals.url === '') throw new UsageError(`--url is given an empty value (an unset variable?); give the instance URL: '${example}'`);
+  if (globals.caFile === '') throw new UsageError('--ca-file is given an empty value (an unset variable?); give the path of a PEM file, or leave --ca-file out');
   const note = (line: string): void => void deps.stderr.write(`${line}\n`);
   const profiles = await ctx.profiles();
-  const before = profiles.get(name);
+  const before = profiles.get(name, { anyUrl: true });
   const raw = globals.url ?? before?.url;
-  if (!raw) throw new UsageError(`no URL for profile '${name}'; run 'svc profile add ${name} --url https://erp.example.com/acme'`);
+  if (!raw) throw new UsageError(`no URL for profile '${name}'; run '${example}'`);
   const url = parseInstanceUrl(raw).instance;
   const caFile = globals.caFile === undefined ? undefined : checkCaFile(globals.caFile);
   const moved = before !== undefined && before.url.replace(/\/+$/, '') !== url;
@@ -40,7 +43,7 @@ export async function runProfileAdd(opts: ProfileAddOptions, ctx: Context): Prom
     ...(moved ? { user: undefined, tokenExpires: undefined, sandboxDir: undefined } : {}),
   });
   const current = profiles.current();
-  const makeCurrent = opts.use || current === undefined || profiles.get(current) === undefined;
+  const makeCurrent = opts.use || current === undefined || profiles.get(current, { anyUrl: true }) === undefined;
   if (makeCurrent) profiles.use(name);
   const what = before ? 'updated' : 'added';
   const then = makeCurrent || current === name ? '; it is the current profile' : `; use it with --profile ${name} or 'svc profile use ${name}'`;

@@ -1,10 +1,10 @@
 /**
- * `svc profile remove NAME`: the profile, then its token and secrets, best
- * effort; says so on stderr, and warns only about secrets that may be left.
+ * `svc profile remove NAME`: its token and secrets, best effort, then the
+ * profile; says so on stderr, and warns only about secrets that may be left.
  */
 import type { Context } from '../../../cli/context.js';
 import { DamagedProfileError, type Profile } from '../../../config/profiles.js';
-import { UsageError } from '../../../errors.js';
+import { InterruptedError, UsageError } from '../../../errors.js';
 import { shown } from '../../../util/shown.js';
 import { didYouMean } from '../../../util/suggest.js';
 import { forgetSecrets } from '../secrets.js';
@@ -16,7 +16,7 @@ export async function runProfileRemove(opts: ProfileRemoveOptions, ctx: Context)
   const profiles = await ctx.profiles();
   let profile: Profile | undefined;
   try {
-    profile = profiles.get(name);
+    profile = profiles.get(name, { anyUrl: true });
   } catch (err) {
     // A damaged entry (a hand edit) is removed all the same: this is the fix its message names.
     if (!(err instanceof DamagedProfileError)) throw err;
@@ -27,9 +27,23 @@ export async function runProfileRemove(opts: ProfileRemoveOptions, ctx: Context)
     throw new UsageError(`no profile '${shown(name)}'${didYouMean(name, known)} (see 'svc profile list')`);
   }
   const wasCurrent = profiles.current() === name;
-  profiles.remove(name);
-  const { warnings } = await forgetSecrets(ctx.deps, profile);
+  // The secrets before the entry: a stop between leaves a profile not signed in, which this command still
+  // removes, never secrets no profile names. Ctrl-C and SIGTERM wait for both (a second one stops at once).
+  const removeAll = async (): Promise<Awaited<ReturnType<typeof forgetSecrets>>> => {
+    const forgotten = await forgetSecrets(ctx.deps, profile);
+    profiles.remove(name);
+    return forgotten;
+  };
+  const processes = ctx.deps.processes;
+  let stopped: string | undefined;
+  const { warnings } = processes?.holdSignals
+    ? await processes.holdSignals(removeAll, (signal) => {
+        stopped = signal;
+        note(`svc: ${signal}: removing profile '${shown(name)}' first (again to stop at once)`);
+      })
+    : await removeAll();
   const after = wasCurrent ? "; no profile is current now: choose one with 'svc profile use NAME'" : '';
-  note(`removed profile '${name}'${after}`);
+  note(`removed profile '${shown(name)}'${after}`);
   warnings.forEach(note);
+  if (stopped) throw new InterruptedError(`interrupted by ${stopped}, after the profile was removed`);
 }

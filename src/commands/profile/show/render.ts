@@ -2,7 +2,7 @@
 import type { Profile } from '../../../config/profiles.js';
 import type { ObjectView } from '../../../output/view.js';
 import { expiryLabel } from '../../../util/expiry.js';
-import type { StoredToken } from '../secrets.js';
+import { shownUrl, type StoredToken } from '../secrets.js';
 
 const yesNo = (v: boolean): string => (v ? 'yes' : 'no');
 
@@ -25,7 +25,7 @@ export function profileView(p: Profile, facts: ProfileFacts): ObjectView {
   const { stored } = facts;
   const value = {
     name: p.name,
-    url: p.url,
+    url: shownUrl(p.url),
     identifier: p.identifier,
     current: facts.current,
     insecureStorage: p.insecureStorage === true,
@@ -39,7 +39,7 @@ export function profileView(p: Profile, facts: ProfileFacts): ObjectView {
   };
   const details: [string, string][] = [
     ['name', p.name],
-    ['url', p.url],
+    ['url', value.url],
     ['current', yesNo(value.current)],
     ['identifier', p.identifier],
   ];

@@ -15,7 +15,7 @@ export function chooseProfile(profiles: ProfileStore, deps: Deps, name: string |
   if (chosen === undefined) {
     throw new UsageError("no profile chosen: name one ('svc profile show NAME'), or add one with 'svc profile add NAME --url URL'");
   }
-  const profile = profiles.get(chosen);
+  const profile = profiles.get(chosen, { anyUrl: true });
   if (profile) return profile;
   const known = profiles.list().map((p) => p.name);
   throw new UsageError(`no profile '${shown(chosen)}'${didYouMean(chosen, known)} (see 'svc profile list')`);
