@@ -49,6 +49,8 @@ class SvcCommand extends Command {
     if (typeof context === 'object' && context.error) {
       const word = this.args[0] === 'help' ? this.args[1] : undefined;
       if (word === undefined) return super.help(context);
+      // `svc accounts help --help`: options are positional, so the flag reaches the help command as its word.
+      if (word === '--help' || word === '-h') return this.help();
       const path = commandPath(this);
       throw new UsageError(`no help for '${shown(word, 80)}' in '${path}'${didYouMean(word, this.commands.map((c) => c.name()))} (run '${path} --help')`);
     }
